@@ -1,0 +1,184 @@
+"""The Spanish 40-card pack: suits, ranks, trick order, points and card codes.
+
+A card is a plain ``int`` 0..39 in the hot path: ``suit * 10 + strength`` where *strength*
+is the card's place in the trick order of its suit (0 = the two, lowest; 9 = the as,
+highest). So within one suit a higher int always beats a lower one, and a hand is an int
+bitmask with bit ``card`` set for each card held. Codes (``"1O"``, ``"12C"``; French
+``"AD"``, ``"QH"``) are only for input and output.
+
+Vocabulary: *palo* is a suit (oros, copas, espadas, bastos); *as* the ace, *sota* the
+jack (10), *caballo* the horse (11), *rey* the king (12).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Final, Literal
+
+from arbiter.engine.errors import CardCodeError
+
+Card = int
+"""A card: ``suit * 10 + strength`` (see the module docstring)."""
+
+Notation = Literal["spanish", "french"]
+NOTATIONS: Final[tuple[str, ...]] = ("spanish", "french")
+
+
+class Suit(IntEnum):
+    """The four palos of the Spanish pack."""
+
+    OROS = 0
+    COPAS = 1
+    ESPADAS = 2
+    BASTOS = 3
+
+
+#: Ranks from the lowest to the highest in trick order: 2 4 5 6 7 sota caballo rey 3 as.
+RANKS_BY_STRENGTH: Final[tuple[int, ...]] = (2, 4, 5, 6, 7, 10, 11, 12, 3, 1)
+#: All ranks in the order a player names them (as, 2, ..., rey).
+RANKS: Final[tuple[int, ...]] = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
+STRENGTH_OF_RANK: Final[dict[int, int]] = {r: i for i, r in enumerate(RANKS_BY_STRENGTH)}
+POINTS_OF_RANK: Final[dict[int, int]] = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2}
+
+KING: Final = 12
+HORSE: Final = 11
+SEVEN: Final = 7
+
+SPANISH_SUIT_LETTERS: Final = "OCEB"
+FRENCH_SUIT_LETTERS: Final = "DHSC"
+_FRENCH_SUIT_SYMBOLS: Final = "♦♥♠♣"
+_FRENCH_RANK_OF: Final[dict[str, int]] = {
+    "A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "J": 10, "Q": 11, "K": 12,
+}  # fmt: skip
+_FRENCH_RANK_NAME: Final[dict[int, str]] = {r: n for n, r in _FRENCH_RANK_OF.items()}
+
+SUIT_MASK: Final[tuple[int, ...]] = tuple(0x3FF << (10 * s) for s in range(4))
+FULL_PACK: Final[int] = (1 << 40) - 1
+
+
+def make_card(rank: int, suit: int) -> Card:
+    """The card of ``rank`` (1..7, 10..12) in ``suit``."""
+    return suit * 10 + STRENGTH_OF_RANK[rank]
+
+
+def card_suit(card: Card) -> int:
+    return card // 10
+
+
+def card_rank(card: Card) -> int:
+    return RANKS_BY_STRENGTH[card % 10]
+
+
+#: Card points of each card, indexed by card.
+POINTS: Final[tuple[int, ...]] = tuple(POINTS_OF_RANK.get(card_rank(c), 0) for c in range(40))
+
+#: ``ABOVE[c]``: the cards of c's suit that beat c (same suit, higher in trick order).
+ABOVE: Final[tuple[int, ...]] = tuple(
+    SUIT_MASK[c // 10] & ~((1 << (c + 1)) - 1) for c in range(40)
+)
+
+
+def rank_mask(rank: int) -> int:
+    """The four cards of one rank, as a mask."""
+    bits = 0
+    for suit in Suit:
+        bits |= 1 << make_card(rank, suit)
+    return bits
+
+
+def pack_mask(removed_rank: int | None) -> int:
+    """The pack in play: the whole 40 cards, or without the four cards of ``removed_rank``."""
+    return FULL_PACK if removed_rank is None else FULL_PACK & ~rank_mask(removed_rank)
+
+
+def mask_points(mask: int) -> int:
+    """Card points of every card in ``mask``."""
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += POINTS[low.bit_length() - 1]
+        mask ^= low
+    return total
+
+
+def cards_of(mask: int) -> list[Card]:
+    """The cards of a mask, lowest int first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def display_order(cards: list[Card] | int) -> list[Card]:
+    """Cards sorted as a player reads them: by suit (O C E B), then by rank number."""
+    seq = cards_of(cards) if isinstance(cards, int) else cards
+    return sorted(seq, key=lambda c: (c // 10, card_rank(c)))
+
+
+# --- codes ---------------------------------------------------------------------------------
+
+
+def parse_suit(code: object, notation: Notation = "spanish") -> int:
+    """A suit letter (``O C E B``; French ``D H S C`` or a symbol) → suit, case-insensitive."""
+    if isinstance(code, str) and len(code) == 1:
+        letters = SPANISH_SUIT_LETTERS if notation == "spanish" else FRENCH_SUIT_LETTERS
+        index = letters.find(code.upper())
+        if index < 0 and notation == "french":
+            index = _FRENCH_SUIT_SYMBOLS.find(code)
+        if index >= 0:
+            return index
+    raise CardCodeError(code, notation, what="suit")
+
+
+def parse_card(code: object, notation: Notation = "spanish") -> Card:
+    """A card code → card. Raises :class:`CardCodeError` naming the code."""
+    if isinstance(code, str):
+        card = _PARSE_CACHE[notation].get(code)
+        if card is not None:
+            return card
+        card = _PARSE_CACHE[notation].get(code.upper())
+        if card is not None:
+            return card
+    raise CardCodeError(code, notation, what="card")
+
+
+def format_card(card: Card, notation: Notation = "spanish") -> str:
+    """A card → its canonical code in ``notation``."""
+    return _CODES[notation][card]
+
+
+def format_suit(suit: int, notation: Notation = "spanish") -> str:
+    return (SPANISH_SUIT_LETTERS if notation == "spanish" else FRENCH_SUIT_LETTERS)[suit]
+
+
+def _spanish_code(card: Card) -> str:
+    return f"{card_rank(card)}{SPANISH_SUIT_LETTERS[card_suit(card)]}"
+
+
+def _french_code(card: Card) -> str:
+    return f"{_FRENCH_RANK_NAME[card_rank(card)]}{FRENCH_SUIT_LETTERS[card_suit(card)]}"
+
+
+_CODES: Final[dict[str, tuple[str, ...]]] = {
+    "spanish": tuple(_spanish_code(c) for c in range(40)),
+    "french": tuple(_french_code(c) for c in range(40)),
+}
+
+
+def _french_inputs() -> dict[str, Card]:
+    table: dict[str, Card] = {}
+    for card in range(40):
+        rank_name = _FRENCH_RANK_NAME[card_rank(card)]
+        suit = card_suit(card)
+        table[rank_name + FRENCH_SUIT_LETTERS[suit]] = card
+        table[rank_name + _FRENCH_SUIT_SYMBOLS[suit]] = card
+    return table
+
+
+# Upper-case codes → cards; lookups try the code as given first, since most logs are canonical.
+_PARSE_CACHE: Final[dict[str, dict[str, Card]]] = {
+    "spanish": {code: c for c, code in enumerate(_CODES["spanish"])},
+    "french": _french_inputs(),
+}

@@ -1,0 +1,58 @@
+"""Typed errors of the engine: bad input that no table could have produced.
+
+These are *input* errors (a malformed log, an impossible deal, an unknown option). Events that
+a real table could not have produced but that are well-formed (playing out of turn, a cante
+without the pair...) are not exceptions: they are :class:`~arbiter.engine.state.Illegal`
+results of the replay (RULES.md §8).
+
+Every error carries a ``path`` into the log (``("deals", 0, "hands", 1, 3)``), which the HTTP
+layer turns into a JSON pointer.
+"""
+
+from __future__ import annotations
+
+PathPart = str | int
+Path = tuple[PathPart, ...]
+
+
+class ArbiterError(ValueError):
+    """Base of every input error; ``path`` points at the offending field of the log."""
+
+    def __init__(self, message: str, path: Path = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+    def at(self, *prefix: PathPart) -> ArbiterError:
+        """The same error, its path prefixed (errors are raised deep and located on the way up)."""
+        self.path = (*prefix, *self.path)
+        return self
+
+    @property
+    def pointer(self) -> str:
+        """The path as an RFC 6901 JSON pointer."""
+        parts = (str(p).replace("~", "~0").replace("/", "~1") for p in self.path)
+        return "".join("/" + p for p in parts)
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message}" if self.path else self.message
+
+
+class CardCodeError(ArbiterError):
+    """A card or suit code that does not name a card of the notation in use."""
+
+    def __init__(self, code: object, notation: str, what: str = "card") -> None:
+        super().__init__(f"{code!r} is not a {notation} {what} code")
+        self.code = code
+
+
+class OptionError(ArbiterError):
+    """An unknown option for the ruleset, or a value it does not allow."""
+
+
+class SetupError(ArbiterError):
+    """A deal whose cards are not a correct deal of the ruleset's pack."""
+
+
+class LogError(ArbiterError):
+    """A log that is malformed (wrong types, unknown names, unfinished deal before the last)."""

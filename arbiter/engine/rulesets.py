@@ -1,0 +1,346 @@
+"""The five rulesets of RULES.md §6 and their options.
+
+A :class:`Ruleset` is static data: who plays, which pack, how trump is fixed, which
+declarations exist and how deals and matches are decided. The options a log may override are
+declared once per ruleset as :class:`OptionSpec`; :func:`resolve_options` checks a log's
+overrides and returns a frozen :class:`Options` read by the hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from arbiter.engine.cards import HORSE, KING, RANKS
+from arbiter.engine.errors import OptionError
+
+TrumpSource = Literal["stock", "dealer", "call"]
+CanteStyle = Literal["declared", "in_trick"]
+OutcomeRule = Literal["most_points", "cabron", "gana_pierde"]
+MatchRule = Literal["deals", "loser_points", "tokens"]
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One option a log may set: its type, default, allowed values and meaning."""
+
+    name: str
+    type: Literal["integer", "boolean", "string", "ranks"]
+    default: Any
+    description: str
+    allowed: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def check(self, value: object) -> Any:
+        """The value, normalised, or :class:`OptionError` saying what is allowed."""
+        if self.type == "boolean":
+            if isinstance(value, bool):
+                return value
+            raise OptionError(f"{self.name} must be true or false", (self.name,))
+        if self.type == "integer":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise OptionError(f"{self.name} must be an integer", (self.name,))
+        elif self.type == "string":
+            if not isinstance(value, str):
+                raise OptionError(f"{self.name} must be a string", (self.name,))
+        else:
+            return _check_ranks(self.name, value)
+        if self.allowed is not None and value not in self.allowed:
+            choices = ", ".join(str(v) for v in self.allowed)
+            raise OptionError(f"{self.name} must be one of {choices}", (self.name,))
+        if self.minimum is not None and value < self.minimum:  # type: ignore[operator]
+            raise OptionError(f"{self.name} must be at least {self.minimum}", (self.name,))
+        if self.maximum is not None and value > self.maximum:  # type: ignore[operator]
+            raise OptionError(f"{self.name} must be at most {self.maximum}", (self.name,))
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "array" if self.type == "ranks" else self.type,
+            "default": list(self.default) if isinstance(self.default, tuple) else self.default,
+            "description": self.description,
+        }
+        if self.allowed is not None:
+            out["allowed"] = list(self.allowed)
+        if self.type == "ranks":
+            out["allowed"] = list(RANKS)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+def _check_ranks(name: str, value: object) -> tuple[int, int]:
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v in RANKS for v in value)
+        and value[0] != value[1]
+    ):
+        low, high = sorted(value)
+        return (low, high)
+    raise OptionError(f"{name} must be two different ranks out of {list(RANKS)}", (name,))
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Every option with its value in force; options a ruleset does not have keep defaults."""
+
+    match_target: int = 3
+    tie_break: str = "last_trick"
+    cantes_per_trick: int = 1
+    trump_when_cannot_overtrump: bool = True
+    partner_relief: bool = False
+    tute_requires_trick_won: bool = False
+    exchange_requires_trick_won: bool = False
+    renuncio_penalty: str = "lose_deal"
+    loser_target: int = 4
+    token_target: int = 3
+    call_ranks: tuple[int, int] = (HORSE, KING)
+
+    def overrides(self) -> dict[str, Any]:
+        """The options that differ from the defaults, JSON-ready (for canonical logs)."""
+        out: dict[str, Any] = {}
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if value != getattr(_DEFAULTS, name):
+                out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+_DEFAULTS: Final = Options()
+
+_O = OptionSpec
+MATCH_TARGET = _O(
+    "match_target", "integer", 3, "Deals a player (or side) must win to win the match.", (3, 5, 7)
+)
+TIE_BREAK = _O(
+    "tie_break",
+    "string",
+    "last_trick",
+    "On equal points the winner of the last trick takes the deal (last_trick), or nobody (none).",
+    ("last_trick", "none"),
+)
+CANTES_PER_TRICK = _O(
+    "cantes_per_trick", "integer", 1, "Cantes a player may declare for each trick won.",
+    minimum=1, maximum=4,
+)  # fmt: skip
+TRUMP_WHEN_CANNOT_OVERTRUMP = _O(
+    "trump_when_cannot_overtrump",
+    "boolean",
+    True,
+    "A player void in the suit led who cannot overtrump must still play a trump.",
+)
+PARTNER_RELIEF = _O(
+    "partner_relief",
+    "boolean",
+    False,
+    "When the partner is winning the trick, a follower need not montar, fallar or pisar.",
+)
+TUTE_REQUIRES_TRICK_WON = _O(
+    "tute_requires_trick_won",
+    "boolean",
+    False,
+    "A tute may be declared only by a player who has won a trick (never on the first lead).",
+)
+EXCHANGE_REQUIRES_TRICK_WON = _O(
+    "exchange_requires_trick_won",
+    "boolean",
+    False,
+    "The seven of trumps may be exchanged only by a player leading after winning a trick.",
+)
+RENUNCIO_PENALTY = _O(
+    "renuncio_penalty",
+    "string",
+    "lose_deal",
+    "A renuncio loses the deal (lose_deal) or the whole match (lose_match) for the offender.",
+    ("lose_deal", "lose_match"),
+)
+LOSER_TARGET = _O(
+    "loser_target", "integer", 4, "Lost hands that lose the match.", minimum=1, maximum=100
+)
+TOKEN_TARGET = _O(
+    "token_target", "integer", 3, "Rounds won that win the match.", minimum=1, maximum=100
+)
+CALL_RANKS = _O(
+    "call_ranks",
+    "ranks",
+    (HORSE, KING),
+    "The two ranks whose pair in one trick makes a call (king and horse).",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """A variant of Tute: seats, pack, trump, declarations, deal outcome and match system."""
+
+    name: str
+    title: str
+    description: str
+    players: tuple[int, ...]
+    #: cards dealt to each player, by number of players
+    hand_size: Mapping[int, int]
+    #: the rank removed from the 40-card pack, by number of players (None: whole pack)
+    removed_rank: Mapping[int, int | None]
+    trump_from: TrumpSource
+    cantes: CanteStyle
+    outcome: OutcomeRule
+    match: MatchRule
+    stock: bool = False
+    tute: bool = False
+    exchange: bool = False
+    pairs: bool = False
+    option_specs: tuple[OptionSpec, ...] = field(default=())
+
+    def option(self, name: str) -> OptionSpec | None:
+        for spec in self.option_specs:
+            if spec.name == name:
+                return spec
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "players": list(self.players),
+            "cards_per_player": {str(n): self.hand_size[n] for n in self.players},
+            "description": self.description,
+            "options": {spec.name: spec.to_dict() for spec in self.option_specs},
+        }
+
+
+_DECLARED_OPTIONS = (
+    MATCH_TARGET,
+    TIE_BREAK,
+    CANTES_PER_TRICK,
+    TRUMP_WHEN_CANNOT_OVERTRUMP,
+    TUTE_REQUIRES_TRICK_WON,
+    RENUNCIO_PENALTY,
+)
+
+RULESETS: Final[dict[str, Ruleset]] = {
+    r.name: r
+    for r in (
+        Ruleset(
+            name="tute-2p",
+            title="Tute (two players)",
+            description=(
+                "Classic two-handed Tute: 8 cards each and a stock whose last card, turned up, "
+                "fixes trump. Free play while the stock lasts, strict afterwards; cantes, tute "
+                "and the exchange of the seven of trumps."
+            ),
+            players=(2,),
+            hand_size={2: 8},
+            removed_rank={2: None},
+            trump_from="stock",
+            cantes="declared",
+            outcome="most_points",
+            match="deals",
+            stock=True,
+            tute=True,
+            exchange=True,
+            option_specs=(*_DECLARED_OPTIONS, EXCHANGE_REQUIRES_TRICK_WON),
+        ),
+        Ruleset(
+            name="tute-3p",
+            title="Tute (three players)",
+            description=(
+                "Three players alone, the 2s removed, 12 cards each; the dealer's last card "
+                "fixes trump. Strict play, cantes and tute."
+            ),
+            players=(3,),
+            hand_size={3: 12},
+            removed_rank={3: 2},
+            trump_from="dealer",
+            cantes="declared",
+            outcome="most_points",
+            match="deals",
+            tute=True,
+            option_specs=_DECLARED_OPTIONS,
+        ),
+        Ruleset(
+            name="tute-4p",
+            title="Tute (four players in pairs)",
+            description=(
+                "Four players, seats 0 and 2 against 1 and 3, 10 cards each; the dealer's last "
+                "card fixes trump. Strict play, cantes by the trick winner, tute wins the deal "
+                "for the side."
+            ),
+            players=(4,),
+            hand_size={4: 10},
+            removed_rank={4: None},
+            trump_from="dealer",
+            cantes="declared",
+            outcome="most_points",
+            match="deals",
+            tute=True,
+            pairs=True,
+            option_specs=(*_DECLARED_OPTIONS, PARTNER_RELIEF),
+        ),
+        Ruleset(
+            name="tute-cabron",
+            title="Tute cabrón (pierde en medio)",
+            description=(
+                "Three players, the 2s removed, 12 cards each, no trump until the first call "
+                "(king and horse in one trick). The middle score loses the hand; first to "
+                "4 lost hands loses the match."
+            ),
+            players=(3,),
+            hand_size={3: 12},
+            removed_rank={3: 2},
+            trump_from="call",
+            cantes="in_trick",
+            outcome="cabron",
+            match="loser_points",
+            option_specs=(TRUMP_WHEN_CANNOT_OVERTRUMP, RENUNCIO_PENALTY, LOSER_TARGET, CALL_RANKS),
+        ),
+        Ruleset(
+            name="tute-gana-pierde",
+            title="Tute gana-pierde",
+            description=(
+                "Three to five players alone (3: aces removed, 12 each; 4: 10 each; 5: 8 each), "
+                "no trump until the first call. Most and fewest points win the round; first to "
+                "3 tokens wins."
+            ),
+            players=(3, 4, 5),
+            hand_size={3: 12, 4: 10, 5: 8},
+            removed_rank={3: 1, 4: None, 5: None},
+            trump_from="call",
+            cantes="in_trick",
+            outcome="gana_pierde",
+            match="tokens",
+            option_specs=(TRUMP_WHEN_CANNOT_OVERTRUMP, RENUNCIO_PENALTY, TOKEN_TARGET, CALL_RANKS),
+        ),
+    )
+}
+
+
+def get_ruleset(name: object) -> Ruleset:
+    """The ruleset called ``name``, or :class:`OptionError` listing the known ones."""
+    if isinstance(name, str) and name in RULESETS:
+        return RULESETS[name]
+    known = ", ".join(RULESETS)
+    raise OptionError(f"unknown ruleset {name!r}; known: {known}", ("ruleset",))
+
+
+def resolve_options(ruleset: Ruleset, overrides: Mapping[str, object] | None) -> Options:
+    """A log's option overrides checked against the ruleset, merged over the defaults."""
+    if overrides is None:
+        return _DEFAULTS
+    if not isinstance(overrides, Mapping):
+        raise OptionError("options must be an object", ("options",))
+    values: dict[str, Any] = {}
+    for name, value in overrides.items():
+        spec = ruleset.option(name)
+        if spec is None:
+            raise OptionError(
+                f"{ruleset.name} has no option {name!r}", ("options", str(name))
+            )
+        try:
+            values[name] = spec.check(value)
+        except OptionError as err:
+            raise err.at("options") from None
+    return Options(**values)

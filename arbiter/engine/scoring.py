@@ -1,0 +1,169 @@
+"""Who wins a deal and who wins the match (RULES.md §6, §7).
+
+Three ways of deciding a deal: *most points* (tute-2p, -3p, -4p, per side in pairs), *cabrón*
+(who **loses** the hand: no trick, over 100, tied, or the middle score) and *gana-pierde*
+(the extremes win the round). A renuncio or a tute, whichever comes first, decides the deal
+before any of these. Three match systems: first to N deals won, loser points, tokens.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from arbiter.engine.rulesets import Options, Ruleset
+from arbiter.engine.state import DealState
+
+
+class Outcome(NamedTuple):
+    """A finished deal: the winning and losing seats and why (a ``reason`` code of API.md)."""
+
+    winners: tuple[int, ...]
+    losers: tuple[int, ...]
+    reason: str
+
+
+def sides(ruleset: Ruleset, players: int) -> list[tuple[int, ...]]:
+    """The groups that share points and outcomes: pairs 0+2 and 1+3, or each seat alone."""
+    if ruleset.pairs:
+        return [(0, 2), (1, 3)]
+    return [(s,) for s in range(players)]
+
+
+def side_of(ruleset: Ruleset, seat: int) -> tuple[int, ...]:
+    return (seat % 2, seat % 2 + 2) if ruleset.pairs else (seat,)
+
+
+def _split(players: int, winners: set[int], reason: str) -> Outcome:
+    losers = tuple(s for s in range(players) if s not in winners)
+    return Outcome(tuple(sorted(winners)), losers, reason)
+
+
+def deal_outcome(state: DealState) -> Outcome:
+    """The outcome of a finished deal."""
+    ruleset, n = state.ruleset, state.players
+    decisive = state.decisive
+    if decisive is not None:
+        offender = set(side_of(ruleset, decisive.seat))
+        if decisive.kind == "tute":
+            return _split(n, offender, "tute")
+        if ruleset.outcome == "most_points" and n == 3:
+            others = [(s,) for s in range(n) if s not in offender]
+            best, _ = _most_points(state, others)
+            return _split(n, best or {s for g in others for s in g}, "renuncio")
+        return _split(n, set(range(n)) - offender, "renuncio")
+    if ruleset.outcome == "cabron":
+        return _cabron(state)
+    if ruleset.outcome == "gana_pierde":
+        return _gana_pierde(state)
+    best, reason = _most_points(state, sides(ruleset, n))
+    if not best and n == 3:
+        # tute-3p: a tie for most points that the last trick does not break goes to all tied.
+        totals = state.totals()
+        top = max(totals)
+        best = {s for s in range(n) if totals[s] == top}
+    if not best:
+        return Outcome((), (), reason)  # a drawn deal scores for nobody
+    return _split(n, best, reason)
+
+
+def _most_points(state: DealState, groups: list[tuple[int, ...]]) -> tuple[set[int], str]:
+    """The group with the most points (reason ``points``), a tie broken by the last trick
+    (``last_trick``), or an empty set for an unbroken tie (``tie``)."""
+    totals = state.totals()
+    group_totals = [sum(totals[s] for s in g) for g in groups]
+    top = max(group_totals)
+    leaders = [g for g, t in zip(groups, group_totals, strict=True) if t == top]
+    if len(leaders) == 1:
+        return set(leaders[0]), "points"
+    last = state.last_trick_winner
+    if state.options.tie_break == "last_trick" and last is not None:
+        for group in leaders:
+            if last in group:
+                return set(group), "last_trick"
+    return set(), "tie"
+
+
+def _no_trick_seats(state: DealState) -> set[int]:
+    return {s for s in range(state.players) if state.tricks_won[s] == 0}
+
+
+def _tied_seats(totals: list[int]) -> set[int]:
+    return {s for s, t in enumerate(totals) if totals.count(t) > 1}
+
+
+def _cabron(state: DealState) -> Outcome:
+    """Tute cabrón: who *loses* the hand, in order of precedence."""
+    n, totals = state.players, state.totals()
+    everyone = set(range(n))
+    no_trick = _no_trick_seats(state)
+    if no_trick:
+        return _split(n, everyone - no_trick, "no_tricks")
+    over = {s for s in range(n) if totals[s] > 100}
+    if over:
+        return _split(n, everyone - over, "over_100")
+    tied = _tied_seats(totals)
+    if tied:
+        return _split(n, everyone - tied, "tied")
+    ranked = sorted(range(n), key=totals.__getitem__)
+    middle = set(ranked[1:-1])
+    return _split(n, everyone - middle, "middle")
+
+
+def _gana_pierde(state: DealState) -> Outcome:
+    """Gana-pierde: no trick loses; else the most and the fewest points win, ties lose."""
+    n, totals = state.players, state.totals()
+    everyone = set(range(n))
+    no_trick = _no_trick_seats(state)
+    if no_trick:
+        return _split(n, everyone - no_trick, "no_tricks")
+    tied = _tied_seats(totals)
+    extremes = {totals.index(max(totals)), totals.index(min(totals))}
+    return _split(n, extremes - tied, "tied" if tied else "extremes")
+
+
+class MatchStanding:
+    """The running standing of a match: deals won, loser points or tokens per seat."""
+
+    __slots__ = ("deals_won", "loser_points", "losers", "over", "tokens", "winners")
+
+    def __init__(self, players: int) -> None:
+        self.deals_won = [0] * players
+        self.loser_points = [0] * players
+        self.tokens = [0] * players
+        self.over = False
+        self.winners: tuple[int, ...] = ()
+        self.losers: tuple[int, ...] = ()
+
+    def record(self, ruleset: Ruleset, options: Options, state: DealState, out: Outcome) -> None:
+        """Count a finished deal and decide the match if it is over."""
+        n = state.players
+        if ruleset.match == "deals":
+            for seat in out.winners:
+                self.deals_won[seat] += 1
+            self._decide_by(self.deals_won, options.match_target, reached_wins=True)
+        elif ruleset.match == "loser_points":
+            for seat in out.losers:
+                self.loser_points[seat] += 1
+            self._decide_by(self.loser_points, options.loser_target, reached_wins=False)
+        else:
+            for seat in out.winners:
+                self.tokens[seat] += 1
+            self._decide_by(self.tokens, options.token_target, reached_wins=True)
+        decisive = state.decisive
+        if (
+            decisive is not None
+            and decisive.kind == "renuncio"
+            and options.renuncio_penalty == "lose_match"
+        ):
+            offender = side_of(ruleset, decisive.seat)
+            self.over = True
+            self.losers = offender
+            self.winners = tuple(s for s in range(n) if s not in offender)
+
+    def _decide_by(self, counts: list[int], target: int, *, reached_wins: bool) -> None:
+        reached = tuple(s for s, c in enumerate(counts) if c >= target)
+        if not reached:
+            return
+        rest = tuple(s for s in range(len(counts)) if s not in reached)
+        self.over = True
+        self.winners, self.losers = (reached, rest) if reached_wins else (rest, reached)

@@ -1,0 +1,167 @@
+"""Deal setup: the cards each seat holds at the start, the stock and the trump card.
+
+A log gives a deal either as ``hands`` (+ ``stock`` for tute-2p, + ``trump_card`` for
+tute-3p/tute-4p) or as the whole ``deck`` in dealing order (API.md). Both are checked against
+the ruleset's pack for the number of players: every card exactly once, hands of the right size,
+the trump card in the dealer's hand. Errors name the seat and the card.
+
+The *mano* is the seat after the dealer; it leads the first trick.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from arbiter.engine.cards import Card, Notation, card_suit, format_card, pack_mask, parse_card
+from arbiter.engine.errors import CardCodeError, SetupError
+from arbiter.engine.rulesets import Ruleset
+
+
+@dataclass(frozen=True, slots=True)
+class DealSetup:
+    """The cards as dealt. ``hands`` are bitmasks by seat; ``stock`` is in draw order."""
+
+    dealer: int
+    hands: tuple[int, ...]
+    stock: tuple[Card, ...]
+    #: the turned card (tute-2p: last of the stock) or the dealer's shown card; None without
+    trump_card: Card | None
+
+    @property
+    def trump(self) -> int | None:
+        return None if self.trump_card is None else card_suit(self.trump_card)
+
+
+class _PackCounter:
+    """Checks cards one by one against a pack: known code, in the pack, not seen before."""
+
+    def __init__(self, ruleset: Ruleset, players: int, notation: Notation) -> None:
+        self.pack = pack_mask(ruleset.removed_rank[players])
+        self.seen = 0
+        self.where: dict[Card, tuple[str | int, ...]] = {}
+        self.ruleset = ruleset
+        self.players = players
+        self.notation = notation
+
+    def take(self, code: object, path: tuple[str | int, ...]) -> Card:
+        try:
+            card = parse_card(code, self.notation)
+        except CardCodeError as err:
+            raise SetupError(err.message, path) from None
+        bit = 1 << card
+        if not self.pack & bit:
+            raise SetupError(
+                f"{format_card(card, self.notation)} is not in the pack of {self.ruleset.name} "
+                f"with {self.players} players",
+                path,
+            )
+        if self.seen & bit:
+            first = "/".join(str(p) for p in self.where[card])
+            raise SetupError(
+                f"{format_card(card, self.notation)} appears twice (also at {first})", path
+            )
+        self.seen |= bit
+        self.where[card] = path
+        return card
+
+    def take_list(self, codes: object, path: tuple[str | int, ...]) -> list[Card]:
+        if not isinstance(codes, list):
+            raise SetupError("must be a list of card codes", path)
+        return [self.take(code, (*path, i)) for i, code in enumerate(codes)]
+
+    def missing(self) -> list[str]:
+        rest = self.pack & ~self.seen
+        return [format_card(c, self.notation) for c in range(40) if rest >> c & 1]
+
+
+def build_setup(
+    ruleset: Ruleset, players: int, dealer: int, deal: Mapping[str, object], notation: Notation
+) -> DealSetup:
+    """Check one deal's cards and return its setup. Paths are relative to the deal."""
+    has_hands, has_deck = "hands" in deal, "deck" in deal
+    if has_hands == has_deck:
+        raise SetupError("give the cards either as hands or as deck (exactly one)", ())
+    counter = _PackCounter(ruleset, players, notation)
+    if has_deck:
+        for extra in ("stock", "trump_card"):
+            if extra in deal:
+                raise SetupError("not allowed together with deck", (extra,))
+        return _from_deck(ruleset, players, dealer, counter.take_list(deal["deck"], ("deck",)),
+                          counter)  # fmt: skip
+    return _from_hands(ruleset, players, dealer, deal, counter)
+
+
+def _from_deck(
+    ruleset: Ruleset, players: int, dealer: int, deck: list[Card], counter: _PackCounter
+) -> DealSetup:
+    if counter.seen != counter.pack:
+        raise SetupError(
+            f"the deck must hold the whole pack; missing {', '.join(counter.missing())}",
+            ("deck",),
+        )
+    size = ruleset.hand_size[players]
+    mano = (dealer + 1) % players
+    hands = [0] * players
+    for i, card in enumerate(deck[: size * players]):
+        hands[(mano + i) % players] |= 1 << card
+    stock = tuple(deck[size * players :]) if ruleset.stock else ()
+    trump_card = deck[-1] if ruleset.trump_from != "call" else None
+    return DealSetup(dealer, tuple(hands), stock, trump_card)
+
+
+def _from_hands(
+    ruleset: Ruleset,
+    players: int,
+    dealer: int,
+    deal: Mapping[str, object],
+    counter: _PackCounter,
+) -> DealSetup:
+    raw_hands = deal["hands"]
+    if not isinstance(raw_hands, Sequence) or isinstance(raw_hands, str):
+        raise SetupError("must be a list with one hand per seat", ("hands",))
+    if len(raw_hands) != players:
+        raise SetupError(f"must hold {players} hands, one per seat", ("hands",))
+    size = ruleset.hand_size[players]
+    hands = []
+    for seat, raw in enumerate(raw_hands):
+        cards = counter.take_list(raw, ("hands", seat))
+        if len(cards) != size:
+            raise SetupError(
+                f"seat {seat} holds {len(cards)} cards; {ruleset.name} deals {size}",
+                ("hands", seat),
+            )
+        mask = 0
+        for card in cards:
+            mask |= 1 << card
+        hands.append(mask)
+
+    stock: tuple[Card, ...] = ()
+    trump_card: Card | None = None
+    if ruleset.stock:
+        if "stock" not in deal:
+            raise SetupError(f"{ruleset.name} needs the stock with hands", ("stock",))
+        stock = tuple(counter.take_list(deal["stock"], ("stock",)))
+        trump_card = stock[-1] if stock else None
+    elif "stock" in deal:
+        raise SetupError(f"{ruleset.name} has no stock", ("stock",))
+    if ruleset.trump_from == "dealer":
+        if "trump_card" not in deal:
+            raise SetupError(f"{ruleset.name} needs trump_card with hands", ("trump_card",))
+        try:
+            trump_card = parse_card(deal["trump_card"], notation=counter.notation)
+        except CardCodeError as err:
+            raise SetupError(err.message, ("trump_card",)) from None
+        if not hands[dealer] >> trump_card & 1:
+            raise SetupError(
+                f"{format_card(trump_card, counter.notation)} is not in the dealer's hand "
+                f"(seat {dealer})",
+                ("trump_card",),
+            )
+    elif "trump_card" in deal:
+        raise SetupError(f"{ruleset.name} has no trump card", ("trump_card",))
+
+    if counter.seen != counter.pack:
+        where = "stock" if ruleset.stock else "hands"
+        raise SetupError(f"cards missing from the deal: {', '.join(counter.missing())}", (where,))
+    return DealSetup(dealer, tuple(hands), stock, trump_card)

@@ -1,0 +1,148 @@
+"""Snapshots: a compact, versioned byte encoding of a :class:`MatchState` (never pickle).
+
+Layout: the 4-byte magic ``b"TUTE"``, one byte :data:`SNAPSHOT_VERSION`, then a MessagePack
+array of plain ints, strings, lists and maps. Decoding rebuilds exactly the state that was
+encoded (``encode(decode(b)) == b``), so a replay can resume from it. Anything that does not
+decode — wrong magic, another version, a truncated or altered body — raises
+:class:`SnapshotError`; callers treat that as a cache miss. Only states without an illegal
+event are encoded: those are the ones a client can continue from.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgpack
+
+from arbiter.engine.obligations import Obligation
+from arbiter.engine.rulesets import get_ruleset, resolve_options
+from arbiter.engine.scoring import Outcome
+from arbiter.engine.state import Cante, DealState, Decisive, Exchange, Renuncio, Trick
+
+MAGIC: Final = b"TUTE"
+SNAPSHOT_VERSION: Final = 1
+_HEADER: Final = MAGIC + bytes([SNAPSHOT_VERSION])
+
+# DealState slots that are stored; the others follow from the ruleset and options.
+_STORED: Final = (
+    "dealer",
+    "hands",
+    "stock",
+    "stock_pos",
+    "trump",
+    "turn",
+    "leader",
+    "trick",
+    "led_suit",
+    "win_card",
+    "win_seat",
+    "strict",
+    "tricks",
+    "won",
+    "tricks_won",
+    "card_points",
+    "cante_points",
+    "cantes",
+    "exchanges",
+    "violations",
+    "sung",
+    "cantes_this_lead",
+    "calls",
+    "last_winner",
+    "decisive",
+    "over",
+    "events_applied",
+)
+
+
+class SnapshotError(ValueError):
+    """Bytes that are not a snapshot of this engine version."""
+
+
+def encode(match: Any) -> bytes:
+    """The snapshot of a :class:`~arbiter.engine.match.MatchState` without an illegal event."""
+    if match.illegal is not None:
+        raise ValueError("only valid states are snapshotted")
+    standing = match.standing
+    body = [
+        match.ruleset.name,
+        match.options.overrides(),
+        match.notation,
+        list(match.players),
+        [standing.deals_won, standing.loser_points, standing.tokens, standing.over,
+         list(standing.winners), list(standing.losers)],
+        [[_deal_fields(r.state), None if r.outcome is None else _outcome_fields(r.outcome)]
+         for r in match.deals],
+    ]  # fmt: skip
+    return _HEADER + msgpack.packb(body, use_bin_type=True)
+
+
+def decode(data: bytes) -> Any:
+    """The :class:`~arbiter.engine.match.MatchState` a snapshot holds."""
+    if not data.startswith(_HEADER):
+        raise SnapshotError("not a snapshot of this engine version")
+    try:
+        body = msgpack.unpackb(data[len(_HEADER) :], raw=False, strict_map_key=True)
+        return _match_from(body)
+    except SnapshotError:
+        raise
+    except Exception as err:  # any corruption of the body is the same miss to the caller
+        raise SnapshotError(f"corrupt snapshot: {type(err).__name__}") from None
+
+
+def _deal_fields(state: DealState) -> list[Any]:
+    out: list[Any] = []
+    for name in _STORED:
+        value = getattr(state, name)
+        if name == "trick":
+            value = [list(p) for p in value]
+        elif name == "tricks":
+            value = [[t.leader, [list(p) for p in t.plays], t.winner, t.points,
+                      [list(d) for d in t.draws]] for t in value]  # fmt: skip
+        elif name == "violations":
+            value = [[*v[:3], v.obligation.value, *v[4:]] for v in value]
+        elif name in ("cantes", "exchanges"):
+            value = [list(v) for v in value]
+        elif name == "decisive":
+            value = None if value is None else list(value)
+        out.append(value)
+    return out
+
+
+def _outcome_fields(outcome: Outcome) -> list[Any]:
+    return [list(outcome.winners), list(outcome.losers), outcome.reason]
+
+
+def _match_from(body: list[Any]) -> Any:
+    from arbiter.engine.match import DealRecord, MatchState
+    from arbiter.engine.setup import DealSetup
+
+    name, overrides, notation, players, standing_fields, deals = body
+    ruleset = get_ruleset(name)
+    options = resolve_options(ruleset, overrides)
+    match = MatchState(ruleset, options, notation, tuple(players))
+    standing = match.standing
+    (standing.deals_won, standing.loser_points, standing.tokens, standing.over,
+     winners, losers) = standing_fields  # fmt: skip
+    standing.winners, standing.losers = tuple(winners), tuple(losers)
+    n = len(players)
+    for fields, outcome in deals:
+        values = dict(zip(_STORED, fields, strict=True))
+        state = DealState(ruleset, options, n, DealSetup(values["dealer"], (0,) * n, (), None))
+        values["trick"] = [tuple(p) for p in values["trick"]]
+        values["tricks"] = [
+            Trick(t[0], tuple(tuple(p) for p in t[1]), t[2], t[3], tuple(tuple(d) for d in t[4]))
+            for t in values["tricks"]
+        ]
+        values["violations"] = [
+            Renuncio(*v[:3], Obligation(v[3]), *v[4:]) for v in values["violations"]
+        ]
+        values["cantes"] = [Cante(*c) for c in values["cantes"]]
+        values["exchanges"] = [Exchange(*e) for e in values["exchanges"]]
+        decisive = values["decisive"]
+        values["decisive"] = None if decisive is None else Decisive(*decisive)
+        for key, value in values.items():
+            setattr(state, key, value)
+        out = None if outcome is None else Outcome(tuple(outcome[0]), tuple(outcome[1]), outcome[2])
+        match.deals.append(DealRecord(state, out))
+    return match

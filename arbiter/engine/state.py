@@ -1,0 +1,465 @@
+"""The state of one deal and the events that change it.
+
+:class:`DealState` is the referee's table: the hands (int bitmasks), the stock, the trick on the
+table, who acts, the tricks taken, the cantes, the renuncios seen. Events come in as
+:class:`Event` tuples and are either applied or refused with an :class:`IllegalCode`
+(RULES.md §8). A play that breaks an obligation is *applied* and recorded as a
+:class:`Renuncio`: the card is on the table and the deal goes on.
+
+Vocabulary: a *baza* is a trick; the *mano* leads the first one; a *cante* is a king and horse
+of one suit declared together ("las veinte", or "las cuarenta" in trumps); a *tute* is all four
+kings or all four horses in one hand; the *arrastre* or *triunfo* is trump.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import NamedTuple
+
+from arbiter.engine.cards import (
+    HORSE,
+    KING,
+    POINTS,
+    SEVEN,
+    SUIT_MASK,
+    Card,
+    cards_of,
+    make_card,
+    pack_mask,
+    rank_mask,
+)
+from arbiter.engine.obligations import (
+    NO_TRUMP,
+    Obligation,
+    beats,
+    broken_obligation,
+    correct_plays,
+)
+from arbiter.engine.rulesets import Options, Ruleset
+from arbiter.engine.setup import DealSetup
+
+PLAY, SING, TUTE, EXCHANGE = 0, 1, 2, 3
+EVENT_TYPES = ("play", "sing", "tute", "exchange")
+TUTE_OF = ("kings", "horses")
+LAST_TRICK_BONUS = 10
+
+
+class Event(NamedTuple):
+    """One entry of a deal's log. ``arg`` is the card (play), suit (sing), 0 = kings /
+    1 = horses (tute), or -1 (exchange)."""
+
+    kind: int
+    seat: int
+    arg: int = -1
+
+
+class IllegalCode(StrEnum):
+    """Why an event cannot be applied (API.md), in the order they are checked."""
+
+    MATCH_OVER = "match_over"
+    DEAL_OVER = "deal_over"
+    OUT_OF_TURN = "out_of_turn"
+    CARD_NOT_IN_HAND = "card_not_in_hand"
+    NOT_IN_RULESET = "not_in_ruleset"
+    NOT_ON_LEAD = "not_on_lead"
+    NO_TRICK_WON = "no_trick_won"
+    CANTE_ALREADY_DECLARED = "cante_already_declared"
+    SUIT_ALREADY_SUNG = "suit_already_sung"
+    PAIR_NOT_HELD = "pair_not_held"
+    TUTE_NOT_HELD = "tute_not_held"
+    NO_STOCK = "no_stock"
+    SEVEN_NOT_HELD = "seven_not_held"
+
+
+class Trick(NamedTuple):
+    """A completed baza: who led, the plays in order, who won, its card points, the draws."""
+
+    leader: int
+    plays: tuple[tuple[int, Card], ...]
+    winner: int
+    points: int
+    draws: tuple[tuple[int, Card], ...]
+
+
+class Cante(NamedTuple):
+    """A cante declared after trick ``trick``, or a call that fell in trick ``trick``."""
+
+    seat: int
+    suit: int
+    points: int
+    trick: int
+
+
+class Exchange(NamedTuple):
+    """The seven of trumps given for the turned card."""
+
+    seat: int
+    gave: Card
+    took: Card
+
+
+class Renuncio(NamedTuple):
+    """A play that broke ``obligation``; ``correct`` is the mask of the plays that were due;
+    ``led_suit`` and ``winning`` are the suit led and the card winning when it was played."""
+
+    event: int
+    seat: int
+    card: Card
+    obligation: Obligation
+    correct: int
+    trick: int
+    led_suit: int
+    winning: Card
+
+
+class Decisive(NamedTuple):
+    """The first renuncio or tute of a deal, which decides it (RULES.md §7)."""
+
+    kind: str  # "renuncio" | "tute"
+    seat: int
+    event: int
+
+
+_TUTE_MASKS = (rank_mask(KING), rank_mask(HORSE))
+_CANTE_MASKS = tuple((1 << make_card(KING, s)) | (1 << make_card(HORSE, s)) for s in range(4))
+_SEVENS = tuple(make_card(SEVEN, s) for s in range(4))
+
+
+class DealState:
+    """One deal in progress (or finished). Mutable; :meth:`copy` before speculative moves."""
+
+    __slots__ = (
+        "call_masks",
+        "calls",
+        "cante_points",
+        "cantes",
+        "cantes_this_lead",
+        "card_points",
+        "dealer",
+        "decisive",
+        "events_applied",
+        "exchanges",
+        "hands",
+        "last_winner",
+        "leader",
+        "led_suit",
+        "must_trump",
+        "options",
+        "over",
+        "players",
+        "relief",
+        "ruleset",
+        "stock",
+        "stock_pos",
+        "strict",
+        "sung",
+        "total_tricks",
+        "trick",
+        "tricks",
+        "tricks_won",
+        "trump",
+        "turn",
+        "violations",
+        "win_card",
+        "win_seat",
+        "won",
+    )
+
+    def __init__(self, ruleset: Ruleset, options: Options, players: int, setup: DealSetup):
+        self.ruleset = ruleset
+        self.options = options
+        self.players = players
+        self.dealer = setup.dealer
+        self.hands = list(setup.hands)
+        self.stock = list(setup.stock)
+        self.stock_pos = 0
+        trump = setup.trump
+        self.trump = NO_TRUMP if trump is None else trump
+        self.turn = self.leader = (setup.dealer + 1) % players
+        self.trick: list[tuple[int, Card]] = []
+        self.led_suit = self.win_card = self.win_seat = -1
+        self.strict = not ruleset.stock
+        self.must_trump = options.trump_when_cannot_overtrump
+        self.relief = ruleset.pairs and options.partner_relief
+        low, high = options.call_ranks
+        self.call_masks = tuple(
+            (1 << make_card(low, s)) | (1 << make_card(high, s)) for s in range(4)
+        )
+        self.total_tricks = pack_mask(ruleset.removed_rank[players]).bit_count() // players
+        self.tricks: list[Trick] = []
+        self.won = [0] * players
+        self.tricks_won = [0] * players
+        self.card_points = [0] * players
+        self.cante_points = [0] * players
+        self.cantes: list[Cante] = []
+        self.exchanges: list[Exchange] = []
+        self.violations: list[Renuncio] = []
+        self.sung = 0
+        self.cantes_this_lead = 0
+        self.calls = 0
+        self.last_winner = -1
+        self.decisive: Decisive | None = None
+        self.over = False
+        self.events_applied = 0
+
+    # --- queries -------------------------------------------------------------------------
+
+    @property
+    def trump_suit(self) -> int | None:
+        return None if self.trump == NO_TRUMP else self.trump
+
+    @property
+    def stock_left(self) -> int:
+        return len(self.stock) - self.stock_pos
+
+    @property
+    def last_trick_winner(self) -> int | None:
+        if len(self.tricks) == self.total_tricks:
+            return self.tricks[-1].winner
+        return None
+
+    def on_lead(self, seat: int) -> bool:
+        return seat == self.turn and not self.trick and not self.over
+
+    def correct_mask(self, seat: int) -> int:
+        """The cards ``seat`` may play now without a renuncio (the whole hand on lead)."""
+        hand = self.hands[seat]
+        if not self.trick or not self.strict:
+            return hand
+        relieved = self.relief and self.win_seat == (seat + 2) % 4
+        return correct_plays(
+            hand, self.led_suit, self.win_card, self.trump, relieved, self.must_trump
+        )
+
+    def judge_play(self, seat: int, card: Card) -> tuple[Obligation | None, int]:
+        """The obligation ``card`` would break (None if correct) and the correct mask."""
+        correct = self.correct_mask(seat)
+        if correct >> card & 1:
+            return None, correct
+        broken = broken_obligation(card, self.hands[seat], self.led_suit, self.trump)
+        return broken, correct
+
+    def check(self, event: Event) -> IllegalCode | None:
+        """Why ``event`` cannot be applied now, or None. Does not change the state."""
+        if self.over:
+            return IllegalCode.DEAL_OVER
+        kind, seat, arg = event
+        if kind == PLAY:
+            if seat != self.turn:
+                return IllegalCode.OUT_OF_TURN
+            if not self.hands[seat] >> arg & 1:
+                return IllegalCode.CARD_NOT_IN_HAND
+            return None
+        if kind == SING:
+            return self._check_sing(seat, arg)
+        if kind == TUTE:
+            return self._check_tute(seat, arg)
+        return self._check_exchange(seat)
+
+    def _check_sing(self, seat: int, suit: int) -> IllegalCode | None:
+        if self.ruleset.cantes != "declared":
+            return IllegalCode.NOT_IN_RULESET
+        if not self.on_lead(seat):
+            return IllegalCode.NOT_ON_LEAD
+        if self.last_winner != seat:
+            return IllegalCode.NO_TRICK_WON
+        if self.cantes_this_lead >= self.options.cantes_per_trick:
+            return IllegalCode.CANTE_ALREADY_DECLARED
+        if self.sung >> suit & 1:
+            return IllegalCode.SUIT_ALREADY_SUNG
+        pair = _CANTE_MASKS[suit]
+        if self.hands[seat] & pair != pair:
+            return IllegalCode.PAIR_NOT_HELD
+        return None
+
+    def _check_tute(self, seat: int, of: int) -> IllegalCode | None:
+        if not self.ruleset.tute:
+            return IllegalCode.NOT_IN_RULESET
+        if not self.on_lead(seat):
+            return IllegalCode.NOT_ON_LEAD
+        if self.options.tute_requires_trick_won and self.last_winner != seat:
+            return IllegalCode.NO_TRICK_WON
+        four = _TUTE_MASKS[of]
+        if self.hands[seat] & four != four:
+            return IllegalCode.TUTE_NOT_HELD
+        return None
+
+    def _check_exchange(self, seat: int) -> IllegalCode | None:
+        if not self.ruleset.exchange:
+            return IllegalCode.NOT_IN_RULESET
+        if not self.on_lead(seat):
+            return IllegalCode.NOT_ON_LEAD
+        if self.stock_pos >= len(self.stock):
+            return IllegalCode.NO_STOCK
+        if self.options.exchange_requires_trick_won and self.last_winner != seat:
+            return IllegalCode.NO_TRICK_WON
+        if not self.hands[seat] >> _SEVENS[self.trump] & 1:
+            return IllegalCode.SEVEN_NOT_HELD
+        return None
+
+    def legal_moves(self) -> list[Event]:
+        """Every move open to the seat to act: correct plays, then declarations."""
+        if self.over:
+            return []
+        seat = self.turn
+        moves = [Event(PLAY, seat, c) for c in cards_of(self.correct_mask(seat))]
+        if self.trick:
+            return moves
+        declarations = [Event(SING, seat, s) for s in range(4)]
+        declarations += [Event(TUTE, seat, of) for of in (0, 1)]
+        declarations.append(Event(EXCHANGE, seat))
+        moves += [d for d in declarations if self.check(d) is None]
+        return moves
+
+    # --- events --------------------------------------------------------------------------
+
+    def apply(self, event: Event, index: int) -> IllegalCode | None:
+        """Apply the ``index``-th event of the deal, or return why it is illegal (no change)."""
+        kind, seat, arg = event
+        if kind == PLAY:
+            # The hot path: the checks of check() inlined.
+            if self.over:
+                return IllegalCode.DEAL_OVER
+            if seat != self.turn:
+                return IllegalCode.OUT_OF_TURN
+            hand = self.hands[seat]
+            if not hand >> arg & 1:
+                return IllegalCode.CARD_NOT_IN_HAND
+            self._play(seat, arg, hand, index)
+        else:
+            code = self.check(event)
+            if code is not None:
+                return code
+            if kind == SING:
+                self._sing(seat, arg)
+            elif kind == TUTE:
+                self._tute(seat, index)
+            else:
+                self._exchange(seat)
+        self.events_applied += 1
+        return None
+
+    def _play(self, seat: int, card: Card, hand: int, index: int) -> None:
+        trick = self.trick
+        if trick:
+            if self.strict:
+                relieved = self.relief and self.win_seat == (seat + 2) % 4
+                correct = correct_plays(
+                    hand, self.led_suit, self.win_card, self.trump, relieved, self.must_trump
+                )
+                if not correct >> card & 1:
+                    self._renuncio(seat, card, hand, correct, index)
+            if beats(card, self.win_card, self.trump):
+                self.win_card = card
+                self.win_seat = seat
+        else:
+            self.leader = self.win_seat = seat
+            self.win_card = card
+            self.led_suit = card // 10
+        self.hands[seat] = hand ^ (1 << card)
+        trick.append((seat, card))
+        if len(trick) == self.players:
+            self._finish_trick()
+        else:
+            self.turn = (seat + 1) % self.players
+
+    def _renuncio(self, seat: int, card: Card, hand: int, correct: int, index: int) -> None:
+        broken = broken_obligation(card, hand, self.led_suit, self.trump)
+        self.violations.append(
+            Renuncio(
+                index, seat, card, broken, correct, len(self.tricks), self.led_suit, self.win_card
+            )
+        )
+        if self.decisive is None:
+            self.decisive = Decisive("renuncio", seat, index)
+
+    def _finish_trick(self) -> None:
+        winner = self.win_seat
+        plays = tuple(self.trick)
+        trick_no = len(self.tricks)
+        mask = points = 0
+        for _, card in plays:
+            mask |= 1 << card
+            points += POINTS[card]
+        self.won[winner] |= mask
+        self.tricks_won[winner] += 1
+        self.card_points[winner] += points
+        if self.ruleset.cantes == "in_trick":
+            self._calls(plays, mask, winner, trick_no)
+        draws: tuple[tuple[int, Card], ...] = ()
+        if self.stock_pos < len(self.stock):
+            draws = self._draw(winner)
+        self.tricks.append(Trick(self.leader, plays, winner, points, draws))
+        self.trick = []
+        self.cantes_this_lead = 0
+        self.last_winner = self.turn = self.leader = winner
+        if trick_no + 1 == self.total_tricks:
+            self.over = True
+        elif not self.strict:
+            self.strict = self.stock_pos >= len(self.stock)
+
+    def _draw(self, winner: int) -> tuple[tuple[int, Card], ...]:
+        """After a trick while the stock lasts every seat draws one card, the winner first."""
+        draws = []
+        for k in range(self.players):
+            seat = (winner + k) % self.players
+            card = self.stock[self.stock_pos]
+            self.stock_pos += 1
+            self.hands[seat] |= 1 << card
+            draws.append((seat, card))
+        return tuple(draws)
+
+    def _calls(self, plays: tuple[tuple[int, Card], ...], mask: int, winner: int, trick: int) -> None:
+        """Calls in the trick (cabrón, gana-pierde): each king+horse pair it holds."""
+        pairs = []
+        for suit, pair in enumerate(self.call_masks):
+            if mask & pair == pair:
+                second = max(i for i, (_, c) in enumerate(plays) if pair >> c & 1)
+                pairs.append((second, suit))
+        for _, suit in sorted(pairs):
+            first = self.calls == 0
+            self.calls += 1
+            value = 40 if first else 20
+            if first:
+                self.trump = suit  # from the next trick on: this one is already decided
+            self.cante_points[winner] += value
+            self.cantes.append(Cante(winner, suit, value, trick))
+
+    def _sing(self, seat: int, suit: int) -> None:
+        value = 40 if suit == self.trump else 20
+        self.sung |= 1 << suit
+        self.cantes_this_lead += 1
+        self.cante_points[seat] += value
+        self.cantes.append(Cante(seat, suit, value, len(self.tricks) - 1))
+
+    def _tute(self, seat: int, index: int) -> None:
+        if self.decisive is None:
+            self.decisive = Decisive("tute", seat, index)
+        self.over = True
+
+    def _exchange(self, seat: int) -> None:
+        seven = _SEVENS[self.trump]
+        turned = self.stock[-1]
+        self.stock[-1] = seven
+        self.hands[seat] = self.hands[seat] ^ (1 << seven) | (1 << turned)
+        self.exchanges.append(Exchange(seat, seven, turned))
+
+    # --- accounting ----------------------------------------------------------------------
+
+    def totals(self) -> list[int]:
+        """Each seat's deal total: card points + cantes or calls + the last-trick 10."""
+        return [
+            self.card_points[s] + self.cante_points[s] + self.last_trick_points(s)
+            for s in range(self.players)
+        ]
+
+    def last_trick_points(self, seat: int) -> int:
+        return LAST_TRICK_BONUS if self.last_trick_winner == seat else 0
+
+    def copy(self) -> DealState:
+        other = DealState.__new__(DealState)
+        for name in DealState.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, value.copy() if isinstance(value, list) else value)
+        return other
+

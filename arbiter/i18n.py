@@ -1,0 +1,201 @@
+"""Explanations in the words of a Spanish club player, in Spanish (``es``) or English (``en``).
+
+Every ``message`` the referee returns is built here from an engine result: a renuncio, an
+illegal event, a deal outcome, a verdict on a move. Cards are named in words ("el cuatro de
+bastos", "the four of bastos"); French-suited logs get French-suited names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, Literal
+
+from arbiter.engine.cards import Card, Notation, card_rank, card_suit
+
+Lang = Literal["en", "es"]
+LANGS: Final[tuple[Lang, ...]] = ("en", "es")
+
+_RANK_WORDS: Final[dict[tuple[str, str], dict[int, str]]] = {
+    ("en", "spanish"): {1: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
+                        7: "seven", 10: "jack", 11: "horse", 12: "king"},
+    ("en", "french"): {1: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
+                       7: "seven", 10: "jack", 11: "queen", 12: "king"},
+    ("es", "spanish"): {1: "as", 2: "dos", 3: "tres", 4: "cuatro", 5: "cinco", 6: "seis",
+                        7: "siete", 10: "sota", 11: "caballo", 12: "rey"},
+    ("es", "french"): {1: "as", 2: "dos", 3: "tres", 4: "cuatro", 5: "cinco", 6: "seis",
+                       7: "siete", 10: "jota", 11: "reina", 12: "rey"},
+}  # fmt: skip
+_SUIT_WORDS: Final[dict[tuple[str, str], tuple[str, ...]]] = {
+    ("en", "spanish"): ("oros", "copas", "espadas", "bastos"),
+    ("en", "french"): ("diamonds", "hearts", "spades", "clubs"),
+    ("es", "spanish"): ("oros", "copas", "espadas", "bastos"),
+    ("es", "french"): ("diamantes", "corazones", "picas", "tréboles"),
+}
+#: Spanish card names take their own gender: la sota, la jota, la reina, el rey...
+_FEMININE: Final = frozenset({"sota", "jota", "reina"})
+_OF: Final = {"en": " of ", "es": " de "}
+_OR: Final = {"en": " or ", "es": " o "}
+
+_TEXT: Final[dict[str, dict[str, str]]] = {
+    "en": {
+        "renuncio.asistir": "Renuncio by {name} in trick {trick}: played {card} while holding "
+        "{led}; had to follow suit ({correct})",
+        "renuncio.montar": "Renuncio by {name} in trick {trick}: played {card}, which does not "
+        "beat {winning}, while able to beat it; had to beat it ({correct})",
+        "renuncio.fallar": "Renuncio by {name} in trick {trick}: played {card} with no {led} "
+        "but holding trumps ({trump}); had to trump ({correct})",
+        "renuncio.pisar": "Renuncio by {name} in trick {trick}: played {card}, which does not "
+        "beat {winning}, while able to overtrump it; had to overtrump ({correct})",
+        "illegal.match_over": "The match is already over: {name} cannot {act}.",
+        "illegal.deal_over": "The deal is already over: {name} cannot {act}.",
+        "illegal.out_of_turn": "{name} cannot play now: it is {turn}'s turn.",
+        "illegal.card_not_in_hand": "{name} does not hold {card}.",
+        "illegal.not_in_ruleset": "{ruleset} has no such declaration: {name} cannot {act}.",
+        "illegal.not_on_lead": "{name} cannot {act}: only the player about to lead a trick "
+        "may do so.",
+        "illegal.no_trick_won": "{name} cannot {act} without having won the trick just "
+        "completed.",
+        "illegal.cante_already_declared": "{name} has already sung for this trick.",
+        "illegal.suit_already_sung": "The cante in {suit} has already been sung in this deal.",
+        "illegal.pair_not_held": "{name} cannot sing in {suit}: does not hold the king and "
+        "horse of {suit}.",
+        "illegal.tute_not_held": "{name} does not hold the four {of}.",
+        "illegal.no_stock": "{name} cannot exchange the seven: the stock is exhausted.",
+        "illegal.seven_not_held": "{name} does not hold the seven of trumps ({trump}).",
+        "act.play": "play {card}",
+        "act.sing": "sing in {suit}",
+        "act.tute": "declare a tute of {of}",
+        "act.exchange": "exchange the seven of trumps",
+        "act.deal": "start another deal",
+        "of.kings": "kings",
+        "of.horses": "horses",
+        "ok.play": "{name} may play {card}.",
+        "ok.sing": "{name} may sing in {suit} ({points}).",
+        "ok.tute": "{name} may declare a tute of {of}: the deal is theirs.",
+        "ok.exchange": "{name} may exchange the seven of trumps for {card}.",
+        "reason.points": "{winners} won the deal on points.",
+        "reason.last_trick": "Tied on points; {winners} won the last trick and the deal.",
+        "reason.tie": "Tied on points: {result}.",
+        "reason.tute": "{winners} won the deal with a tute.",
+        "reason.renuncio": "{offender}'s renuncio decided the deal: {winners} won it.",
+        "reason.no_tricks": "{losers} won no trick and lost.",
+        "reason.over_100": "{losers} passed 100 points and lost.",
+        "reason.tied": "{losers} tied on points and lost.",
+        "reason.middle": "{losers} had the middle score and lost.",
+        "reason.extremes": "The most and the fewest points won: {winners}.",
+        "tie.nobody": "the deal is drawn",
+        "tie.all": "the deal goes to {winners}",
+        "nobody": "nobody",
+        "and": " and ",
+    },
+    "es": {
+        "renuncio.asistir": "Renuncio de {name} en la baza {trick}: jugó {card} teniendo "
+        "{led}; debía asistir ({correct})",
+        "renuncio.montar": "Renuncio de {name} en la baza {trick}: jugó {card}, que no supera "
+        "{winning}, pudiendo superarla; debía montar ({correct})",
+        "renuncio.fallar": "Renuncio de {name} en la baza {trick}: jugó {card} sin {led} y "
+        "teniendo triunfo ({trump}); debía fallar ({correct})",
+        "renuncio.pisar": "Renuncio de {name} en la baza {trick}: jugó {card}, que no supera "
+        "{winning}, pudiendo pisarla; debía pisar ({correct})",
+        "illegal.match_over": "La partida ya ha terminado: {name} no puede {act}.",
+        "illegal.deal_over": "La mano ya ha terminado: {name} no puede {act}.",
+        "illegal.out_of_turn": "{name} no puede jugar ahora: es el turno de {turn}.",
+        "illegal.card_not_in_hand": "{name} no tiene {card}.",
+        "illegal.not_in_ruleset": "{ruleset} no tiene esa declaración: {name} no puede {act}.",
+        "illegal.not_on_lead": "{name} no puede {act}: solo puede hacerlo quien va a salir "
+        "en la baza.",
+        "illegal.no_trick_won": "{name} no puede {act} sin haber ganado la baza anterior.",
+        "illegal.cante_already_declared": "{name} ya ha cantado por esta baza.",
+        "illegal.suit_already_sung": "Ya se han cantado las de {suit} en esta mano.",
+        "illegal.pair_not_held": "{name} no puede cantar en {suit}: no tiene el rey y el "
+        "caballo de {suit}.",
+        "illegal.tute_not_held": "{name} no tiene los cuatro {of}.",
+        "illegal.no_stock": "{name} no puede cambiar el siete: no queda monte.",
+        "illegal.seven_not_held": "{name} no tiene el siete de triunfo ({trump}).",
+        "act.play": "jugar {card}",
+        "act.sing": "cantar en {suit}",
+        "act.tute": "cantar tute de {of}",
+        "act.exchange": "cambiar el siete de triunfo",
+        "act.deal": "empezar otra mano",
+        "of.kings": "reyes",
+        "of.horses": "caballos",
+        "ok.play": "{name} puede jugar {card}.",
+        "ok.sing": "{name} puede cantar en {suit} ({points}).",
+        "ok.tute": "{name} puede cantar tute de {of}: la mano es suya.",
+        "ok.exchange": "{name} puede cambiar el siete de triunfo por {card}.",
+        "reason.points": "Mano para {winners}, a los puntos.",
+        "reason.last_trick": "Empate a puntos: la última baza da la mano a {winners}.",
+        "reason.tie": "Empate a puntos: {result}.",
+        "reason.tute": "Mano para {winners}, por tute.",
+        "reason.renuncio": "El renuncio de {offender} decide la mano a favor de {winners}.",
+        "reason.no_tricks": "Pierde quien no hizo ninguna baza: {losers}.",
+        "reason.over_100": "Pierde quien pasó de 100 puntos: {losers}.",
+        "reason.tied": "Pierden los empatados a puntos: {losers}.",
+        "reason.middle": "Pierde quien quedó en medio: {losers}.",
+        "reason.extremes": "Ganan los que más y menos puntos hicieron: {winners}.",
+        "tie.nobody": "la mano queda en tablas",
+        "tie.all": "la mano es para {winners}",
+        "nobody": "nadie",
+        "and": " y ",
+    },
+}
+
+
+def pick_lang(accept_language: str | None) -> Lang:
+    """The language for an ``Accept-Language`` header: ``es`` or ``en`` (the default)."""
+    if not accept_language:
+        return "en"
+    best: tuple[float, Lang] = (0.0, "en")
+    for part in accept_language.split(","):
+        tag, _, params = part.strip().partition(";")
+        primary = tag.strip().lower().split("-")[0]
+        if primary not in LANGS:
+            continue
+        quality = 1.0
+        params = params.strip()
+        if params.startswith("q="):
+            try:
+                quality = float(params[2:])
+            except ValueError:
+                quality = 0.0
+        if quality > best[0]:
+            best = (quality, "es" if primary == "es" else "en")
+    return best[1]
+
+
+class Phrases:
+    """The catalogue in one language and notation, with the players' names."""
+
+    def __init__(self, lang: Lang, notation: Notation, players: Sequence[str]) -> None:
+        self.lang = lang
+        self.notation = notation
+        self.players = players
+        self._text = _TEXT[lang]
+
+    def text(self, key: str, **fields: object) -> str:
+        return self._text[key].format(**fields)
+
+    def card(self, card: Card, *, article: bool = True) -> str:
+        """``the four of bastos`` / ``el cuatro de bastos``."""
+        rank = _RANK_WORDS[(self.lang, self.notation)][card_rank(card)]
+        words = f"{rank}{_OF[self.lang]}{self.suit(card_suit(card))}"
+        if not article:
+            return words
+        if self.lang == "en":
+            return "the " + words
+        return ("la " if rank in _FEMININE else "el ") + words
+
+    def cards(self, cards: Sequence[Card]) -> str:
+        """``five of oros or king of oros``: a list of alternatives, without articles."""
+        return _OR[self.lang].join(self.card(c, article=False) for c in cards)
+
+    def suit(self, suit: int) -> str:
+        return _SUIT_WORDS[(self.lang, self.notation)][suit]
+
+    def name(self, seat: int) -> str:
+        return self.players[seat]
+
+    def names(self, seats: Sequence[int]) -> str:
+        if not seats:
+            return self._text["nobody"]
+        return self._text["and"].join(self.players[s] for s in seats)

@@ -1,0 +1,103 @@
+"""Random games: logs that a table of careless players could have produced.
+
+Used by the property tests, the benchmarks and the examples. Players pick uniformly among their
+correct plays and open declarations; with ``renuncio_rate`` they play any card of their hand
+instead (which may be a renuncio). Every log is deterministic given the ``random.Random``.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arbiter.engine.cards import cards_of, format_card, pack_mask
+from arbiter.engine.log import parse_deal
+from arbiter.engine.match import DealRecord, MatchState
+from arbiter.engine.rulesets import get_ruleset, resolve_options
+from arbiter.engine.state import PLAY, DealState, Event
+from arbiter.report import move_dict
+
+
+def random_deal_cards(
+    ruleset_name: str, players: int, dealer: int, rng: random.Random, *, as_deck: bool = False
+) -> dict[str, Any]:
+    """A shuffled deal in the log's form: ``deck``, or ``hands`` (+ ``stock``/``trump_card``)."""
+    ruleset = get_ruleset(ruleset_name)
+    pack = cards_of(pack_mask(ruleset.removed_rank[players]))
+    rng.shuffle(pack)
+    codes = [format_card(c) for c in pack]
+    if as_deck:
+        return {"dealer": dealer, "deck": codes}
+    size = ruleset.hand_size[players]
+    mano = (dealer + 1) % players
+    hands: list[list[str]] = [[] for _ in range(players)]
+    for i, code in enumerate(codes[: size * players]):
+        hands[(mano + i) % players].append(code)
+    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
+    if ruleset.stock:
+        deal["stock"] = codes[size * players :]
+    elif ruleset.trump_from == "dealer":
+        deal["trump_card"] = codes[size * players - 1]
+    return deal
+
+
+def choose_move(
+    match: MatchState, rng: random.Random, renuncio_rate: float, declare_rate: float
+) -> Event:
+    """A move for the seat to act in the current deal."""
+    state = match.current
+    assert state is not None
+    moves = state.legal_moves()
+    declarations = [m for m in moves if m.kind != PLAY]
+    if declarations and rng.random() < declare_rate:
+        return rng.choice(declarations)
+    if rng.random() < renuncio_rate:
+        return Event(PLAY, state.turn, rng.choice(cards_of(state.hands[state.turn])))
+    return rng.choice([m for m in moves if m.kind == PLAY])
+
+
+def random_log(
+    ruleset_name: str,
+    rng: random.Random,
+    *,
+    players: int | None = None,
+    deals: int = 1,
+    options: dict[str, Any] | None = None,
+    renuncio_rate: float = 0.0,
+    declare_rate: float = 0.5,
+    as_deck: bool = False,
+    finish_last: bool = True,
+    stop_after: int | None = None,
+) -> dict[str, Any]:
+    """A log of up to ``deals`` deals (fewer if the match ends). With ``finish_last`` false
+    the last deal stops after a random number of events (or ``stop_after``)."""
+    ruleset = get_ruleset(ruleset_name)
+    n = players or ruleset.players[0]
+    opts = resolve_options(ruleset, options)
+    names = [f"p{i}" for i in range(n)]
+    log: dict[str, Any] = {"ruleset": ruleset_name, "players": names, "deals": []}
+    if options:
+        log["options"] = options
+    match = MatchState(ruleset, opts, "spanish", tuple(names))
+    dealer = n - 1
+    for index in range(deals):
+        if match.standing.over:
+            break
+        raw = random_deal_cards(ruleset_name, n, dealer, rng, as_deck=as_deck)
+        raw["events"] = []
+        log["deals"].append(raw)
+        setup = parse_deal(ruleset, "spanish", n, raw, dealer).setup
+        record = DealRecord(DealState(ruleset, opts, n, setup))
+        match.deals.append(record)
+        last = index == deals - 1
+        limit = None
+        if last and not finish_last:
+            limit = stop_after if stop_after is not None else rng.randrange(0, 60)
+        while not record.state.over and (limit is None or len(raw["events"]) < limit):
+            move = choose_move(match, rng, renuncio_rate, declare_rate)
+            record.state.apply(move, record.state.events_applied)
+            raw["events"].append(move_dict(move, "spanish"))
+        if record.state.over:
+            match.finish_deal(record)
+        dealer = (dealer + 1) % n
+    return log
