@@ -46,5 +46,9 @@ test: lint pytest
 bench: install-bench
 	$(BIN)/python benchmarks/bench_engine.py
 
+# Regenerate the committed OpenAPI contract from the code (a test fails when they differ).
+spec: install
+	$(BIN)/python -m arbiter.api.spec > api_spec/openapi.yaml
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arbiter.engine.errors import ArbiterError
-from arbiter.i18n import LANGS, Lang
+from arbiter.i18n import LANGS
 from arbiter.report import replay, validate
 
 EXIT_OK, EXIT_BREACH, EXIT_BAD_INPUT = 0, 1, 2
@@ -28,12 +28,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArbiterError as err:
         print(f"arbiter: invalid input at {err.pointer or '/'}: {err.message}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except _BadInput as err:
+    except _InputError as err:
         print(f"arbiter: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 
-class _BadInput(Exception):
+class _InputError(Exception):
     pass
 
 
@@ -66,14 +66,14 @@ def _load_json(text: str, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise _BadInput(f"{what} is not JSON: {err}") from None
+        raise _InputError(f"{what} is not JSON: {err}") from None
 
 
 def _read_log(path: str) -> Any:
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as err:
-        raise _BadInput(f"cannot read {path}: {err.strerror}") from None
+        raise _InputError(f"cannot read {path}: {err.strerror}") from None
     return _load_json(text, path)
 
 
@@ -103,7 +103,7 @@ def _validate(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from arbiter.server import serve
 
-    return serve(args.host, args.port, args.workers)
+    serve(args.host, args.port, args.workers)
 
 
 # --- the readable report -------------------------------------------------------------------
@@ -127,7 +127,9 @@ def print_replay(body: dict[str, Any], out: TextIO) -> None:
             winner = "-" if trick["winner"] is None else names[trick["winner"]]
             points = "" if trick["points"] is None else trick["points"]
             leader = names[trick["leader"]]
-            out.write(f"  {number:>2}  {leader:<10} {plays:<40} {winner:<10} {points:>3}  {draws}\n")
+            out.write(
+                f"  {number:>2}  {leader:<10} {plays:<40} {winner:<10} {points:>3}  {draws}\n"
+            )
         for cante in deal["cantes"]:
             out.write(
                 f"  cante: {names[cante['seat']]} {cante['points']} in {cante['suit']}"
@@ -168,10 +170,6 @@ def print_replay(body: dict[str, Any], out: TextIO) -> None:
         nxt = body["next"]
         moves = ", ".join(_move_text(m) for m in nxt["legal_moves"])
         out.write(f"Next: {nxt['player']} — {moves}\n")
-
-
-def _lang(value: str) -> Lang:
-    return "es" if value == "es" else "en"
 
 
 if __name__ == "__main__":

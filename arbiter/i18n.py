@@ -53,8 +53,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "illegal.not_in_ruleset": "{ruleset} has no such declaration: {name} cannot {act}.",
         "illegal.not_on_lead": "{name} cannot {act}: only the player about to lead a trick "
         "may do so.",
-        "illegal.no_trick_won": "{name} cannot {act} without having won the trick just "
-        "completed.",
+        "illegal.no_trick_won": "{name} cannot {act} without having won the trick just completed.",
         "illegal.cante_already_declared": "{name} has already sung for this trick.",
         "illegal.suit_already_sung": "The cante in {suit} has already been sung in this deal.",
         "illegal.pair_not_held": "{name} cannot sing in {suit}: does not hold the king and "

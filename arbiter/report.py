@@ -52,9 +52,7 @@ class Replay:
             "state_id": None,
             "status": self.status,
             "illegal": _illegal(self.match, words),
-            "deals": [
-                _deal(self.match, r.state, r.outcome, words) for r in self.match.deals
-            ],
+            "deals": [_deal(self.match, r.state, r.outcome, words) for r in self.match.deals],
             "match": _match(self.match),
             "next": _next(self.match, words),
         }
@@ -97,9 +95,15 @@ class Verdict:
         elif j.verdict == "renuncio":
             assert state is not None and j.obligation is not None
             record = Renuncio(
-                state.events_applied, j.move.seat, j.move.arg, j.obligation, j.correct,
-                len(state.tricks), state.led_suit, state.win_card,
-            )  # fmt: skip
+                state.events_applied,
+                j.move.seat,
+                j.move.arg,
+                j.obligation,
+                j.correct,
+                len(state.tricks),
+                state.led_suit,
+                state.win_card,
+            )
             message = renuncio_message(record, state, words)
         else:
             message = _ok_message(j.move, state, words)
@@ -203,10 +207,14 @@ def _deal(
         "finished": state.over,
         "tricks": tricks,
         "cantes": [
-            {"seat": c.seat, "suit": format_suit(c.suit, notation), "points": c.points,
-             "trick": c.trick}
+            {
+                "seat": c.seat,
+                "suit": format_suit(c.suit, notation),
+                "points": c.points,
+                "trick": c.trick,
+            }
             for c in state.cantes
-        ],  # fmt: skip
+        ],
         "exchanges": [
             {"seat": e.seat, "gave": code(e.gave, notation), "took": code(e.took, notation)}
             for e in state.exchanges
@@ -265,11 +273,11 @@ def renuncio_message(v: Renuncio, state: DealState, words: Phrases) -> str:
 
 def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, Any]:
     offender = "" if state.decisive is None else words.name(state.decisive.seat)
-    if outcome.reason == "tie":
-        result = words.text("tie.all", winners=words.names(outcome.winners)) if outcome.winners \
-            else words.text("tie.nobody")  # fmt: skip
-    else:
-        result = ""
+    result = ""
+    if outcome.reason == "tie" and outcome.winners:
+        result = words.text("tie.all", winners=words.names(outcome.winners))
+    elif outcome.reason == "tie":
+        result = words.text("tie.nobody")
     message = words.text(
         f"reason.{outcome.reason}",
         winners=words.names(outcome.winners),

@@ -73,9 +73,7 @@ def card_rank(card: Card) -> int:
 POINTS: Final[tuple[int, ...]] = tuple(POINTS_OF_RANK.get(card_rank(c), 0) for c in range(40))
 
 #: ``ABOVE[c]``: the cards of c's suit that beat c (same suit, higher in trick order).
-ABOVE: Final[tuple[int, ...]] = tuple(
-    SUIT_MASK[c // 10] & ~((1 << (c + 1)) - 1) for c in range(40)
-)
+ABOVE: Final[tuple[int, ...]] = tuple(SUIT_MASK[c // 10] & ~((1 << (c + 1)) - 1) for c in range(40))
 
 
 def rank_mask(rank: int) -> int:

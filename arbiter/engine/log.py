@@ -103,7 +103,7 @@ def parse_deal(
     if not isinstance(raw, Mapping):
         raise LogError("a deal must be a JSON object")
     dealer = raw.get("dealer", default_dealer)
-    if not _is_int(dealer) or not 0 <= dealer < players:
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
         raise LogError(f"must be a seat from 0 to {players - 1}", ("dealer",))
     setup = build_setup(ruleset, players, dealer, raw, notation)
     raw_events = raw.get("events", [])
@@ -121,10 +121,6 @@ def parse_deal(
     return DealLog(setup, tuple(events))
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def parse_event(raw: object, players: int, notation: Notation) -> Event:
     """One event object → :class:`Event`. Paths are relative to the event."""
     if not isinstance(raw, Mapping):
@@ -133,7 +129,7 @@ def parse_event(raw: object, players: int, notation: Notation) -> Event:
     if kind not in EVENT_TYPES:
         raise LogError(f"must be one of {', '.join(EVENT_TYPES)}", ("type",))
     seat = raw.get("seat")
-    if not _is_int(seat) or not 0 <= seat < players:
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
         raise LogError(f"must be a seat from 0 to {players - 1}", ("seat",))
     try:
         if kind == "play":

@@ -115,9 +115,9 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
         deal = log.deals[index]
         if index == len(match.deals):
             if match.standing.over:
-                event = 0 if deal.events else None
-                move = deal.events[0] if deal.events else None
-                match.illegal = Illegal(index, event, IllegalCode.MATCH_OVER, move)
+                first_event = deal.events[0] if deal.events else None
+                at = None if first_event is None else 0
+                match.illegal = Illegal(index, at, IllegalCode.MATCH_OVER, first_event)
                 return match
             state = DealState(match.ruleset, match.options, len(match.players), deal.setup)
             match.deals.append(DealRecord(state))
@@ -125,13 +125,13 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
         state = record.state
         events = deal.events
         for j in range(state.events_applied, len(events)):
-            event = events[j]
+            move = events[j]
             if match.standing.over:
-                match.illegal = Illegal(index, j, IllegalCode.MATCH_OVER, event)
+                match.illegal = Illegal(index, j, IllegalCode.MATCH_OVER, move)
                 return match
-            code = state.apply(event, j)
+            code = state.apply(move, j)
             if code is not None:
-                match.illegal = Illegal(index, j, code, event)
+                match.illegal = Illegal(index, j, code, move)
                 return match
             if state.over and record.outcome is None:
                 match.finish_deal(record)
@@ -182,4 +182,3 @@ def apply_move(match: MatchState, move: Event) -> MatchState:
     if record.state.over:
         after.finish_deal(record)
     return after
-

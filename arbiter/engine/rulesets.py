@@ -336,9 +336,7 @@ def resolve_options(ruleset: Ruleset, overrides: Mapping[str, object] | None) ->
     for name, value in overrides.items():
         spec = ruleset.option(name)
         if spec is None:
-            raise OptionError(
-                f"{ruleset.name} has no option {name!r}", ("options", str(name))
-            )
+            raise OptionError(f"{ruleset.name} has no option {name!r}", ("options", str(name)))
         try:
             values[name] = spec.check(value)
         except OptionError as err:

@@ -8,6 +8,7 @@ before any of these. Three match systems: first to N deals won, loser points, to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from arbiter.engine.rulesets import Options, Ruleset
@@ -66,7 +67,7 @@ def deal_outcome(state: DealState) -> Outcome:
     return _split(n, best, reason)
 
 
-def _most_points(state: DealState, groups: list[tuple[int, ...]]) -> tuple[set[int], str]:
+def _most_points(state: DealState, groups: Sequence[tuple[int, ...]]) -> tuple[set[int], str]:
     """The group with the most points (reason ``points``), a tie broken by the last trick
     (``last_trick``), or an empty set for an unbroken tie (``tie``)."""
     totals = state.totals()

@@ -87,8 +87,8 @@ def build_setup(
         for extra in ("stock", "trump_card"):
             if extra in deal:
                 raise SetupError("not allowed together with deck", (extra,))
-        return _from_deck(ruleset, players, dealer, counter.take_list(deal["deck"], ("deck",)),
-                          counter)  # fmt: skip
+        deck = counter.take_list(deal["deck"], ("deck",))
+        return _from_deck(ruleset, players, dealer, deck, counter)
     return _from_hands(ruleset, players, dealer, deal, counter)
 
 

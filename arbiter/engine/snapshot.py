@@ -64,16 +64,26 @@ def encode(match: Any) -> bytes:
     if match.illegal is not None:
         raise ValueError("only valid states are snapshotted")
     standing = match.standing
+    standing_fields = [
+        standing.deals_won,
+        standing.loser_points,
+        standing.tokens,
+        standing.over,
+        list(standing.winners),
+        list(standing.losers),
+    ]
+    deals = [
+        [_deal_fields(r.state), None if r.outcome is None else _outcome_fields(r.outcome)]
+        for r in match.deals
+    ]
     body = [
         match.ruleset.name,
         match.options.overrides(),
         match.notation,
         list(match.players),
-        [standing.deals_won, standing.loser_points, standing.tokens, standing.over,
-         list(standing.winners), list(standing.losers)],
-        [[_deal_fields(r.state), None if r.outcome is None else _outcome_fields(r.outcome)]
-         for r in match.deals],
-    ]  # fmt: skip
+        standing_fields,
+        deals,
+    ]
     return _HEADER + msgpack.packb(body, use_bin_type=True)
 
 
@@ -97,8 +107,16 @@ def _deal_fields(state: DealState) -> list[Any]:
         if name == "trick":
             value = [list(p) for p in value]
         elif name == "tricks":
-            value = [[t.leader, [list(p) for p in t.plays], t.winner, t.points,
-                      [list(d) for d in t.draws]] for t in value]  # fmt: skip
+            value = [
+                [
+                    t.leader,
+                    [list(p) for p in t.plays],
+                    t.winner,
+                    t.points,
+                    [list(d) for d in t.draws],
+                ]
+                for t in value
+            ]
         elif name == "violations":
             value = [[*v[:3], v.obligation.value, *v[4:]] for v in value]
         elif name in ("cantes", "exchanges"):
@@ -122,8 +140,9 @@ def _match_from(body: list[Any]) -> Any:
     options = resolve_options(ruleset, overrides)
     match = MatchState(ruleset, options, notation, tuple(players))
     standing = match.standing
-    (standing.deals_won, standing.loser_points, standing.tokens, standing.over,
-     winners, losers) = standing_fields  # fmt: skip
+    deals_won, loser_points, tokens, over, winners, losers = standing_fields
+    standing.deals_won, standing.loser_points, standing.tokens = deals_won, loser_points, tokens
+    standing.over = over
     standing.winners, standing.losers = tuple(winners), tuple(losers)
     n = len(players)
     for fields, outcome in deals:
@@ -135,7 +154,8 @@ def _match_from(body: list[Any]) -> Any:
             for t in values["tricks"]
         ]
         values["violations"] = [
-            Renuncio(*v[:3], Obligation(v[3]), *v[4:]) for v in values["violations"]
+            Renuncio(v[0], v[1], v[2], Obligation(v[3]), v[4], v[5], v[6], v[7])
+            for v in values["violations"]
         ]
         values["cantes"] = [Cante(*c) for c in values["cantes"]]
         values["exchanges"] = [Exchange(*e) for e in values["exchanges"]]

@@ -21,9 +21,8 @@ from arbiter.engine.cards import (
     KING,
     POINTS,
     SEVEN,
-    SUIT_MASK,
     Card,
-    cards_of,
+    display_order,
     make_card,
     pack_mask,
     rank_mask,
@@ -302,7 +301,7 @@ class DealState:
         if self.over:
             return []
         seat = self.turn
-        moves = [Event(PLAY, seat, c) for c in cards_of(self.correct_mask(seat))]
+        moves = [Event(PLAY, seat, c) for c in display_order(self.correct_mask(seat))]
         if self.trick:
             return moves
         declarations = [Event(SING, seat, s) for s in range(4)]
@@ -409,7 +408,9 @@ class DealState:
             draws.append((seat, card))
         return tuple(draws)
 
-    def _calls(self, plays: tuple[tuple[int, Card], ...], mask: int, winner: int, trick: int) -> None:
+    def _calls(
+        self, plays: tuple[tuple[int, Card], ...], mask: int, winner: int, trick: int
+    ) -> None:
         """Calls in the trick (cabrón, gana-pierde): each king+horse pair it holds."""
         pairs = []
         for suit, pair in enumerate(self.call_masks):
@@ -462,4 +463,3 @@ class DealState:
             value = getattr(self, name)
             setattr(other, name, value.copy() if isinstance(value, list) else value)
         return other
-

@@ -1,0 +1,93 @@
+"""The Flask application factory: routes, problem+json errors, metrics, request ids.
+
+:func:`create_app` builds a fresh app from a :class:`~arbiter.settings.Settings` (read from the
+environment when omitted). Nothing is global: the metrics registry and the generated OpenAPI
+document live in ``app.extensions``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+from flask import Flask, Response, g, request
+from flask_smorest import Api
+from flask_swagger_ui import get_swaggerui_blueprint
+
+from arbiter import __version__
+from arbiter.api import errors
+from arbiter.api.metrics import Metrics
+from arbiter.settings import Settings
+
+API_TITLE = "tute-arbiter"
+OPENAPI_PATH = "/v1/openapi.yaml"
+
+
+class _Api(Api):  # type: ignore[misc]
+    # Errors are documented per operation as problem+json; no generic "Default error" entry.
+    DEFAULT_ERROR_RESPONSE_NAME = None
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    """A new WSGI app serving the API.md contract."""
+    settings = settings or Settings.from_env()
+    app = Flask("arbiter")
+    app.config.update(
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        API_TITLE=API_TITLE,
+        API_VERSION=__version__,
+        OPENAPI_VERSION="3.1.0",
+        OPENAPI_URL_PREFIX=None,  # the document is served as YAML by our own route
+        API_SPEC_OPTIONS={
+            "info": {
+                "description": (
+                    "A referee for the Spanish card game Tute: adjudicates game logs (renuncios, "
+                    "scores, outcomes), validates proposed moves and scores archived games. "
+                    "Rules: RULES.md; contract: API.md."
+                )
+            },
+            "servers": [{"url": "/"}],
+        },
+    )
+    app.extensions["arbiter.settings"] = settings
+    app.extensions["arbiter.metrics"] = Metrics()
+    logging.getLogger("arbiter").setLevel(settings.log_level)
+
+    api = _Api(app)
+    from arbiter.api.routes import service, v1
+
+    api.register_blueprint(v1)
+    api.register_blueprint(service)
+    app.register_blueprint(
+        get_swaggerui_blueprint("/docs", OPENAPI_PATH, config={"app_name": API_TITLE}),
+        url_prefix="/docs",
+    )
+    for unused in ("Error", "PaginationMetadata"):  # flask-smorest's own, not in our contract
+        api.spec.components.schemas.pop(unused, None)
+    app.extensions["arbiter.spec"] = api.spec
+    errors.register(app)
+    _instrument(app)
+    return app
+
+
+def _instrument(app: Flask) -> None:
+    """Request ids and per-request metrics."""
+    metrics: Metrics = app.extensions["arbiter.metrics"]
+
+    @app.before_request
+    def _start() -> None:
+        incoming = request.headers.get("X-Request-ID", "")
+        valid = 0 < len(incoming) <= 128 and incoming.isprintable()
+        g.request_id = incoming if valid else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        response.headers["X-Request-ID"] = g.get("request_id", "")
+        endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        started: Any = g.get("started")
+        elapsed = time.perf_counter() - started if started is not None else 0.0
+        metrics.observe_request(request.method, endpoint, response.status_code, elapsed)
+        return response

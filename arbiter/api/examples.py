@@ -1,0 +1,75 @@
+"""Realistic examples for the OpenAPI document, computed by the engine itself.
+
+The logs are random games of :mod:`arbiter.simulate` with fixed seeds, so the committed
+``api_spec/openapi.yaml`` is reproducible and every example response is a true answer.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from typing import Any
+
+from arbiter.report import replay, validate
+from arbiter.simulate import random_log
+
+_NAMES = {"p0": "ana", "p1": "bea", "p2": "carlos", "p3": "dani"}
+
+
+def _named(log: dict[str, Any]) -> dict[str, Any]:
+    log["players"] = [_NAMES[p] for p in log["players"]]
+    return log
+
+
+@cache
+def _complete_2p() -> dict[str, Any]:
+    return _named(random_log("tute-2p", random.Random(7), deals=1))
+
+
+@cache
+def _renuncio_4p() -> dict[str, Any]:
+    return _named(random_log("tute-4p", random.Random(3), deals=1, renuncio_rate=0.1))
+
+
+@cache
+def _unfinished_2p() -> dict[str, Any]:
+    return _named(random_log("tute-2p", random.Random(7), deals=1, finish_last=False,
+                             stop_after=30))  # fmt: skip
+
+
+def replay_requests() -> dict[str, Any]:
+    return {
+        "tute-2p": {"summary": "A complete two-handed deal", "value": _complete_2p()},
+        "tute-4p": {"summary": "A deal in pairs with a renuncio", "value": _renuncio_4p()},
+    }
+
+
+def replay_response() -> dict[str, Any]:
+    return replay(_complete_2p()).to_dict()
+
+
+def scores_response() -> dict[str, Any]:
+    return replay(_renuncio_4p()).scores_dict()
+
+
+def _next_move() -> dict[str, Any]:
+    body = replay(_unfinished_2p()).to_dict()
+    move: dict[str, Any] = body["next"]["legal_moves"][0]
+    return move
+
+
+def validate_requests() -> dict[str, Any]:
+    return {
+        "full-log": {
+            "summary": "A log whose last deal is unfinished, and the next move",
+            "value": {**_unfinished_2p(), "move": _next_move()},
+        },
+        "state-id": {
+            "summary": "A state_id from an earlier answer, and the next move",
+            "value": {"state_id": "v1.0123456789abcdef", "move": _next_move()},
+        },
+    }
+
+
+def validate_response() -> dict[str, Any]:
+    return validate(_unfinished_2p(), _next_move()).to_dict()

@@ -1,0 +1,48 @@
+"""Prometheus metrics of the service: requests, latency, verdicts.
+
+One :class:`Metrics` per app, on its own registry (no process-global state), exported in the
+Prometheus text format on ``GET /metrics``.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "arbiter_requests_total",
+            "HTTP requests answered.",
+            ("method", "endpoint", "status"),
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "arbiter_request_duration_seconds",
+            "Time to answer a request.",
+            ("method", "endpoint"),
+            buckets=_LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.renuncios = Counter(
+            "arbiter_renuncios_total",
+            "Renuncios found in replayed logs or proposed moves, by obligation.",
+            ("obligation",),
+            registry=self.registry,
+        )
+        self.illegal = Counter(
+            "arbiter_illegal_events_total",
+            "Illegal events found in logs or proposed moves, by code.",
+            ("code",),
+            registry=self.registry,
+        )
+
+    def observe_request(self, method: str, endpoint: str, status: int, seconds: float) -> None:
+        self.requests.labels(method, endpoint, str(status)).inc()
+        self.latency.labels(method, endpoint).observe(seconds)
+
+    def export(self) -> bytes:
+        return generate_latest(self.registry)

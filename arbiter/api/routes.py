@@ -1,0 +1,256 @@
+"""The endpoints of API.md: adjudication (``/v1``) and service endpoints.
+
+Views read the body with orjson, run one cheap marshmallow pass (:mod:`arbiter.api.schemas`),
+hand the log to the engine and write the engine's dict with orjson. The ``@blp.response``
+decorators document the contract; views return ready :class:`Response` objects, which
+flask-smorest passes through without a second serialisation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import Response, current_app, request
+from flask_smorest import Blueprint
+from marshmallow import Schema
+
+from arbiter.api import examples
+from arbiter.api import schemas as s
+from arbiter.api.errors import PROBLEM_JSON, Problem, marshmallow_errors
+from arbiter.api.metrics import Metrics
+from arbiter.engine.errors import ArbiterError
+from arbiter.engine.log import GameLog, parse_log
+from arbiter.engine.rulesets import RULESETS
+from arbiter.i18n import Lang, pick_lang
+from arbiter.report import Replay, Verdict, replay, validate
+from arbiter.settings import Settings
+
+v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Adjudication of Tute games.")
+service = Blueprint("service", __name__, description="Health, readiness, metrics, contract.")
+
+_LOG_SCHEMA = s.GameLogSchema()
+_VALIDATE_SCHEMA = s.ValidateRequestSchema()
+_JSON = "application/json"
+
+
+def _problems(*statuses: int) -> dict[str, Any]:
+    text = {
+        400: "The body is not JSON.",
+        404: "Unknown ruleset or path.",
+        409: "Unknown or expired state_id: resend the full log.",
+        413: "The body is over the size limit.",
+        415: "The body is not application/json.",
+        422: "The log is malformed or a deal is not a correct deal (errors name the fields).",
+    }
+    return {
+        str(code): {
+            "description": text[code],
+            "content": {PROBLEM_JSON: {"schema": s.ProblemSchema}},
+        }
+        for code in statuses
+    }
+
+
+def _request_body(schema: type[Schema], named_examples: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "required": True,
+        "content": {_JSON: {"schema": schema, "examples": named_examples}},
+    }
+
+
+# --- request reading ----------------------------------------------------------------------
+
+
+def _settings() -> Settings:
+    settings: Settings = current_app.extensions["arbiter.settings"]
+    return settings
+
+
+def _metrics() -> Metrics:
+    metrics: Metrics = current_app.extensions["arbiter.metrics"]
+    return metrics
+
+
+def _read_body(schema: Schema) -> dict[str, Any]:
+    """The JSON object of the request, checked by ``schema``; problems for 400/413/415/422."""
+    if request.mimetype != _JSON and not request.mimetype.endswith("+json"):
+        raise Problem(415, "Unsupported Media Type", "Send the body as application/json.")
+    raw = request.get_data(cache=False)
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as err:
+        raise Problem(400, "Bad Request", f"The body is not JSON: {err}") from None
+    if not isinstance(body, dict):
+        raise Problem.invalid([{"pointer": "", "message": "The body must be a JSON object."}])
+    messages = schema.validate(body)
+    if messages:
+        raise Problem.invalid(marshmallow_errors(messages))
+    _check_limits(body)
+    return body
+
+
+def _check_limits(body: dict[str, Any]) -> None:
+    settings = _settings()
+    for i, name in enumerate(body.get("players") or ()):
+        if len(name) > settings.max_name_length:
+            raise Problem.invalid(
+                [
+                    {
+                        "pointer": f"/players/{i}",
+                        "message": f"Longer than {settings.max_name_length} characters.",
+                    }
+                ]
+            )
+    deals = body.get("deals")
+    if deals is not None and len(deals) > settings.max_deals:
+        raise Problem.invalid(
+            [{"pointer": "/deals", "message": f"At most {settings.max_deals} deals."}]
+        )
+
+
+def _parse(body: dict[str, Any]) -> GameLog:
+    try:
+        return parse_log(body, max_deals=_settings().max_deals)
+    except ArbiterError as err:
+        raise Problem.from_arbiter_error(err) from None
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(body), status=status, mimetype=_JSON)
+
+
+def _lang() -> Lang:
+    return pick_lang(request.headers.get("Accept-Language"))
+
+
+def _count_replay(result: Replay) -> None:
+    metrics = _metrics()
+    for record in result.match.deals:
+        for v in record.state.violations:
+            metrics.renuncios.labels(v.obligation.value).inc()
+    if result.match.illegal is not None:
+        metrics.illegal.labels(result.match.illegal.code.value).inc()
+
+
+def _count_verdict(verdict: Verdict) -> None:
+    j = verdict.judgement
+    if j.obligation is not None:
+        _metrics().renuncios.labels(j.obligation.value).inc()
+    if j.code is not None:
+        _metrics().illegal.labels(j.code.value).inc()
+
+
+# --- /v1 --------------------------------------------------------------------------------------
+
+
+@v1.route("/replays", methods=["POST"])
+@v1.doc(
+    summary="Adjudicate a game log",
+    description="Replays the whole log: tricks, cantes, renuncios, scores, outcomes, the match.",
+    requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
+    responses=_problems(400, 413, 415, 422),
+)
+@v1.response(200, s.ReplaySchema, example=examples.replay_response())
+def post_replay() -> Response:
+    result = replay(_parse(_read_body(_LOG_SCHEMA)))
+    _count_replay(result)
+    return _json(result.to_dict(_lang()))
+
+
+@v1.route("/scores", methods=["POST"])
+@v1.doc(
+    summary="Score a game log",
+    description="As /v1/replays, but per deal only scores, sides, outcome and violations.",
+    requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
+    responses=_problems(400, 413, 415, 422),
+)
+@v1.response(200, s.ScoresSchema, example=examples.scores_response())
+def post_scores() -> Response:
+    result = replay(_parse(_read_body(_LOG_SCHEMA)))
+    _count_replay(result)
+    return _json(result.scores_dict(_lang()))
+
+
+@v1.route("/moves/validate", methods=["POST"])
+@v1.doc(
+    summary="Is this move allowed now?",
+    description=(
+        "Judges one move at the end of a log whose last deal is unfinished (or at a state_id "
+        "returned earlier): ok, renuncio (with the obligation broken) or illegal (with a code)."
+    ),
+    requestBody=_request_body(s.ValidateRequestSchema, examples.validate_requests()),
+    responses=_problems(400, 409, 413, 415, 422),
+)
+@v1.response(200, s.VerdictSchema, example=examples.validate_response())
+def post_validate() -> Response:
+    body = _read_body(_VALIDATE_SCHEMA)
+    if "ruleset" not in body:
+        raise Problem(
+            409,
+            "Unknown state",
+            "This state_id is unknown or has expired; resend the full log with the move.",
+        )
+    log = _parse(body)
+    try:
+        verdict = validate(replay(log).match, body["move"])
+    except ArbiterError as err:
+        raise Problem.from_arbiter_error(err) from None
+    _count_verdict(verdict)
+    return _json(verdict.to_dict(_lang()))
+
+
+@v1.route("/rulesets", methods=["GET"])
+@v1.doc(summary="The rulesets and their options")
+@v1.response(200, s.RulesetSchema(many=True), example=[RULESETS["tute-2p"].to_dict()])
+def get_rulesets() -> Response:
+    return _json([r.to_dict() for r in RULESETS.values()])
+
+
+@v1.route("/rulesets/<string:name>", methods=["GET"])
+@v1.doc(summary="One ruleset and its options", responses=_problems(404))
+@v1.response(200, s.RulesetSchema, example=RULESETS["tute-cabron"].to_dict())
+def get_ruleset(name: str) -> Response:
+    ruleset = RULESETS.get(name)
+    if ruleset is None:
+        raise Problem(404, "Not Found", f"No ruleset {name!r}; known: {', '.join(RULESETS)}.")
+    return _json(ruleset.to_dict())
+
+
+# --- service ----------------------------------------------------------------------------------
+
+
+@service.route("/healthz", methods=["GET"])
+@service.doc(summary="The process is alive")
+@service.response(200, s.HealthSchema, example={"status": "ok"})
+def healthz() -> Response:
+    return _json({"status": "ok"})
+
+
+@service.route("/readyz", methods=["GET"])
+@service.doc(summary="Ready to serve; reports the state cache")
+@service.response(
+    200, s.ReadySchema, example={"status": "ready", "cache": {"backend": "none", "reachable": True}}
+)
+def readyz() -> Response:
+    return _json({"status": "ready", "cache": {"backend": "none", "reachable": True}})
+
+
+@service.route("/metrics", methods=["GET"])
+@service.doc(
+    summary="Prometheus metrics",
+    responses={"200": {"description": "Prometheus text format", "content": {"text/plain": {}}}},
+)
+def metrics() -> Response:
+    return Response(_metrics().export(), mimetype="text/plain; version=0.0.4")
+
+
+@service.route("/v1/openapi.yaml", methods=["GET"])
+@service.doc(
+    summary="This contract (OpenAPI 3.1)",
+    responses={"200": {"description": "The OpenAPI document", "content": {"application/yaml": {}}}},
+)
+def openapi_yaml() -> Response:
+    from arbiter.api.spec import spec_yaml
+
+    return Response(spec_yaml(current_app), mimetype="application/yaml")

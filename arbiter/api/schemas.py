@@ -1,0 +1,340 @@
+"""Marshmallow schemas of the HTTP contract (API.md): the OpenAPI document is generated from them.
+
+Request schemas validate in one cheap pass: the top-level shape, the options, the players and
+each deal's containers. The *items* of ``hands``, ``stock``, ``deck`` and ``events`` are declared
+here for the contract but checked by the engine's log reader (:mod:`arbiter.engine.log`), which
+must read them anyway and reports the same JSON pointers (``/deals/0/events/7/card``); checking
+every card and event twice would cost more than the replay itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from arbiter.engine.cards import RANKS
+from arbiter.engine.log import MAX_DEALS
+from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.state import EVENT_TYPES, TUTE_OF
+
+REASONS = (
+    "points", "last_trick", "tie", "tute", "renuncio", "no_tricks", "over_100", "tied",
+    "middle", "extremes",
+)  # fmt: skip
+ILLEGAL_CODES = (
+    "out_of_turn", "card_not_in_hand", "deal_over", "match_over", "not_on_lead", "no_trick_won",
+    "cante_already_declared", "pair_not_held", "suit_already_sung", "tute_not_held", "no_stock",
+    "seven_not_held", "not_in_ruleset",
+)  # fmt: skip
+OBLIGATIONS = ("asistir", "montar", "fallar", "pisar")
+
+
+def _doc(text: str, **extra: Any) -> dict[str, Any]:
+    return {"description": text, **extra}
+
+
+class ShallowList(fields.List):  # type: ignore[type-arg]
+    """A list whose items are documented but checked later by the engine (see module doc)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, list):
+            raise self.make_error("invalid")
+        return value
+
+
+CardCode = fields.String(metadata=_doc("A card code: rank then suit, e.g. 1O, 12C (RULES.md §1)."))
+
+
+# --- requests --------------------------------------------------------------------------------
+
+
+class EventSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    type = fields.String(required=True, validate=validate.OneOf(EVENT_TYPES))
+    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=4))
+    card = fields.String(metadata=_doc("For play: the card played."))
+    suit = fields.String(metadata=_doc("For sing: the suit of the cante (O, C, E, B)."))
+    of = fields.String(validate=validate.OneOf(TUTE_OF), metadata=_doc("For tute."))
+
+
+class OptionsSchema(Schema):
+    """Overrides of the ruleset's options; which apply depends on the ruleset."""
+
+    class Meta:
+        unknown = RAISE
+
+    match_target = fields.Integer(validate=validate.OneOf((3, 5, 7)))
+    tie_break = fields.String(validate=validate.OneOf(("last_trick", "none")))
+    cantes_per_trick = fields.Integer(validate=validate.Range(min=1, max=4))
+    trump_when_cannot_overtrump = fields.Boolean(truthy={True}, falsy={False})
+    partner_relief = fields.Boolean(truthy={True}, falsy={False})
+    tute_requires_trick_won = fields.Boolean(truthy={True}, falsy={False})
+    exchange_requires_trick_won = fields.Boolean(truthy={True}, falsy={False})
+    renuncio_penalty = fields.String(validate=validate.OneOf(("lose_deal", "lose_match")))
+    loser_target = fields.Integer(validate=validate.Range(min=1, max=100))
+    token_target = fields.Integer(validate=validate.Range(min=1, max=100))
+    call_ranks = fields.List(
+        fields.Integer(validate=validate.OneOf(RANKS)), validate=validate.Length(equal=2)
+    )
+
+
+class DealSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    dealer = fields.Integer(
+        validate=validate.Range(min=0, max=4),
+        metadata=_doc("Seat of the dealer; default: the seat after the previous deal's dealer."),
+    )
+    hands = ShallowList(
+        fields.List(CardCode), metadata=_doc("One list of cards per seat, in seat order.")
+    )
+    stock = ShallowList(CardCode, metadata=_doc("tute-2p: draw order; last = turned card."))
+    trump_card = fields.String(metadata=_doc("tute-3p/4p: the dealer's shown card."))
+    deck = ShallowList(CardCode, metadata=_doc("The whole pack in dealing order (API.md)."))
+    events = ShallowList(fields.Nested(EventSchema), metadata=_doc("In the order they happened."))
+
+
+class GameLogSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE
+
+    ruleset = fields.String(required=True, validate=validate.OneOf(tuple(RULESETS)))
+    options = fields.Nested(OptionsSchema)
+    notation = fields.String(validate=validate.OneOf(("spanish", "french")))
+    players = fields.List(
+        fields.String(validate=validate.Length(min=1)),
+        required=True,
+        metadata=_doc("Distinct names in seat order (at most 64 characters by default)."),
+        validate=validate.Length(min=2, max=5),
+    )
+    deals = fields.List(
+        fields.Nested(DealSchema), required=True, validate=validate.Length(min=1, max=MAX_DEALS)
+    )
+
+
+class ValidateRequestSchema(Schema):
+    """A game log plus a move, or a ``state_id`` plus a move."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    state_id = fields.String(validate=validate.Length(min=1, max=256))
+    ruleset = fields.String(validate=validate.OneOf(tuple(RULESETS)))
+    options = fields.Nested(OptionsSchema)
+    notation = fields.String(validate=validate.OneOf(("spanish", "french")))
+    players = fields.List(
+        fields.String(validate=validate.Length(min=1)), validate=validate.Length(min=2, max=5)
+    )
+    deals = fields.List(fields.Nested(DealSchema), validate=validate.Length(min=1, max=MAX_DEALS))
+    move = fields.Nested(EventSchema, required=True)
+
+    @validates_schema
+    def _log_or_state(self, data: dict[str, Any], **_: Any) -> None:
+        if "state_id" in data:
+            return
+        missing = [k for k in ("ruleset", "players", "deals") if k not in data]
+        if missing:
+            raise ValidationError({k: ["Required unless state_id is given."] for k in missing})
+
+
+# --- responses -------------------------------------------------------------------------------
+
+
+class SeatCardSchema(Schema):
+    seat = fields.Integer(required=True)
+    card = fields.String(required=True)
+
+
+class TrickSchema(Schema):
+    leader = fields.Integer(required=True)
+    plays = fields.List(fields.Nested(SeatCardSchema), required=True)
+    winner = fields.Integer(required=True, allow_none=True, metadata=_doc("null while in play"))
+    points = fields.Integer(required=True, allow_none=True)
+    draws = fields.List(fields.Nested(SeatCardSchema), required=True)
+
+
+class CanteSchema(Schema):
+    seat = fields.Integer(required=True)
+    suit = fields.String(required=True)
+    points = fields.Integer(required=True)
+    trick = fields.Integer(required=True)
+
+
+class ExchangeSchema(Schema):
+    seat = fields.Integer(required=True)
+    gave = fields.String(required=True)
+    took = fields.String(required=True)
+
+
+class ViolationSchema(Schema):
+    event = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    card = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(("renuncio",)))
+    obligation = fields.String(required=True, validate=validate.OneOf(OBLIGATIONS))
+    correct = fields.List(fields.String(), required=True)
+    trick = fields.Integer(required=True)
+    message = fields.String(required=True)
+
+
+class ScoreSchema(Schema):
+    seat = fields.Integer(required=True)
+    tricks = fields.Integer(required=True)
+    card_points = fields.Integer(required=True)
+    cantes = fields.Integer(required=True)
+    last_trick = fields.Integer(required=True)
+    total = fields.Integer(required=True)
+
+
+class SideSchema(Schema):
+    seats = fields.List(fields.Integer(), required=True)
+    total = fields.Integer(required=True)
+
+
+class OutcomeSchema(Schema):
+    winners = fields.List(fields.Integer(), required=True)
+    losers = fields.List(fields.Integer(), required=True)
+    reason = fields.String(required=True, validate=validate.OneOf(REASONS))
+    message = fields.String(required=True)
+
+
+class DealResultSchema(Schema):
+    dealer = fields.Integer(required=True)
+    mano = fields.Integer(required=True)
+    trump = fields.String(required=True, allow_none=True)
+    finished = fields.Boolean(required=True)
+    stock_left = fields.Integer(metadata=_doc("tute-2p only"))
+    tricks = fields.List(fields.Nested(TrickSchema), required=True)
+    cantes = fields.List(fields.Nested(CanteSchema), required=True)
+    exchanges = fields.List(fields.Nested(ExchangeSchema), required=True)
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
+    scores = fields.List(fields.Nested(ScoreSchema), required=True)
+    sides = fields.List(fields.Nested(SideSchema), metadata=_doc("tute-4p only"))
+    outcome = fields.Nested(OutcomeSchema, required=True, allow_none=True)
+
+
+class StandingSchema(Schema):
+    seat = fields.Integer(required=True)
+    player = fields.String(required=True)
+    deals_won = fields.Integer(required=True)
+    loser_points = fields.Integer(required=True)
+    tokens = fields.Integer(required=True)
+
+
+class MatchSchema(Schema):
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+    over = fields.Boolean(required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    losers = fields.List(fields.Integer(), required=True)
+
+
+class MoveSchema(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(EVENT_TYPES))
+    seat = fields.Integer(required=True)
+    card = fields.String()
+    suit = fields.String()
+    of = fields.String(validate=validate.OneOf(TUTE_OF))
+
+
+class NextSchema(Schema):
+    seat = fields.Integer(required=True)
+    player = fields.String(required=True)
+    legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
+
+
+class IllegalSchema(Schema):
+    deal = fields.Integer(required=True)
+    event = fields.Integer(required=True, allow_none=True)
+    code = fields.String(required=True, validate=validate.OneOf(ILLEGAL_CODES))
+    message = fields.String(required=True)
+
+
+STATUS = validate.OneOf(("complete", "in_progress", "invalid"))
+
+
+class ReplaySchema(Schema):
+    state_id = fields.String(required=True, allow_none=True)
+    status = fields.String(required=True, validate=STATUS)
+    illegal = fields.Nested(IllegalSchema, required=True, allow_none=True)
+    deals = fields.List(fields.Nested(DealResultSchema), required=True)
+    match = fields.Nested(MatchSchema, required=True)
+    next = fields.Nested(NextSchema, required=True, allow_none=True)
+
+
+class DealScoresSchema(Schema):
+    scores = fields.List(fields.Nested(ScoreSchema), required=True)
+    sides = fields.List(fields.Nested(SideSchema))
+    outcome = fields.Nested(OutcomeSchema, required=True, allow_none=True)
+    violations = fields.List(fields.Nested(ViolationSchema), required=True)
+
+
+class ScoresSchema(Schema):
+    status = fields.String(required=True, validate=STATUS)
+    illegal = fields.Nested(IllegalSchema, required=True, allow_none=True)
+    deals = fields.List(fields.Nested(DealScoresSchema), required=True)
+    match = fields.Nested(MatchSchema, required=True)
+
+
+class VerdictSchema(Schema):
+    legal = fields.Boolean(required=True)
+    verdict = fields.String(required=True, validate=validate.OneOf(("ok", "renuncio", "illegal")))
+    obligation = fields.String(required=True, allow_none=True, validate=validate.OneOf(OBLIGATIONS))
+    code = fields.String(required=True, allow_none=True, validate=validate.OneOf(ILLEGAL_CODES))
+    message = fields.String(required=True)
+    correct = fields.List(fields.String(), allow_none=True, metadata=_doc("renuncio only"))
+    legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
+    state_id = fields.String(required=True, allow_none=True)
+
+
+class OptionInfoSchema(Schema):
+    type = fields.String(required=True)
+    default = fields.Raw(required=True)
+    allowed = fields.List(fields.Raw())
+    minimum = fields.Integer()
+    maximum = fields.Integer()
+    description = fields.String(required=True)
+
+
+class RulesetSchema(Schema):
+    name = fields.String(required=True)
+    title = fields.String(required=True)
+    players = fields.List(fields.Integer(), required=True)
+    cards_per_player = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    description = fields.String(required=True)
+    options = fields.Dict(
+        keys=fields.String(), values=fields.Nested(OptionInfoSchema), required=True
+    )
+
+
+class ProblemErrorSchema(Schema):
+    pointer = fields.String(required=True)
+    message = fields.String(required=True)
+
+
+class ProblemSchema(Schema):
+    """RFC 9457 problem details."""
+
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    request_id = fields.String()
+    errors = fields.List(fields.Nested(ProblemErrorSchema))
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+
+
+class CacheStatusSchema(Schema):
+    backend = fields.String(required=True)
+    reachable = fields.Boolean(required=True)
+
+
+class ReadySchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(("ready", "degraded")))
+    cache = fields.Nested(CacheStatusSchema, required=True)

@@ -1,0 +1,20 @@
+"""Gunicorn settings for tute-arbiter (``gunicorn -c deploy/gunicorn.conf.py arbiter.wsgi:app``).
+
+Every value can be overridden from the environment (``ARBITER_WORKERS``, ``ARBITER_BIND``...).
+"""
+
+import os
+
+bind = os.environ.get("ARBITER_BIND", "127.0.0.1:8000")
+# The engine is CPU-bound pure Python: one sync worker per core granted to the process.
+workers = int(os.environ.get("ARBITER_WORKERS", len(os.sched_getaffinity(0))))
+worker_class = os.environ.get("ARBITER_WORKER_CLASS", "sync")
+timeout = int(os.environ.get("ARBITER_TIMEOUT", "30"))
+graceful_timeout = int(os.environ.get("ARBITER_GRACEFUL_TIMEOUT", "20"))
+keepalive = int(os.environ.get("ARBITER_KEEPALIVE", "5"))
+max_requests = int(os.environ.get("ARBITER_MAX_REQUESTS", "10000"))
+max_requests_jitter = int(os.environ.get("ARBITER_MAX_REQUESTS_JITTER", "1000"))
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+accesslog = os.environ.get("ARBITER_ACCESS_LOG") or None
+errorlog = "-"
+loglevel = os.environ.get("ARBITER_LOG_LEVEL", "info").lower()
