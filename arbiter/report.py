@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arbiter.engine.cards import display_order, format_card, format_suit
+from arbiter.engine.cards import card_codes, display_order, format_card, format_suit
 from arbiter.engine.errors import LogError
 from arbiter.engine.log import GameLog, parse_event, parse_log
 from arbiter.engine.match import (
@@ -25,6 +25,7 @@ from arbiter.engine.match import (
 from arbiter.engine.scoring import Outcome, sides
 from arbiter.engine.state import (
     EVENT_TYPES,
+    LAST_TRICK_BONUS,
     PLAY,
     SING,
     TUTE,
@@ -178,14 +179,14 @@ def _deal(
     match: MatchState, state: DealState, outcome: Outcome | None, words: Phrases
 ) -> dict[str, Any]:
     notation = match.notation
-    code = format_card
+    codes = card_codes(notation)
     tricks = [
         {
             "leader": t.leader,
-            "plays": [{"seat": s, "card": code(c, notation)} for s, c in t.plays],
+            "plays": [{"seat": s, "card": codes[c]} for s, c in t.plays],
             "winner": t.winner,
             "points": t.points,
-            "draws": [{"seat": s, "card": code(c, notation)} for s, c in t.draws],
+            "draws": [{"seat": s, "card": codes[c]} for s, c in t.draws],
         }
         for t in state.tricks
     ]
@@ -193,13 +194,14 @@ def _deal(
         tricks.append(
             {
                 "leader": state.leader,
-                "plays": [{"seat": s, "card": code(c, notation)} for s, c in state.trick],
+                "plays": [{"seat": s, "card": codes[c]} for s, c in state.trick],
                 "winner": None,
                 "points": None,
                 "draws": [],
             }
         )
     totals = state.totals()
+    last = state.last_trick_winner
     body: dict[str, Any] = {
         "dealer": state.dealer,
         "mano": (state.dealer + 1) % state.players,
@@ -216,8 +218,7 @@ def _deal(
             for c in state.cantes
         ],
         "exchanges": [
-            {"seat": e.seat, "gave": code(e.gave, notation), "took": code(e.took, notation)}
-            for e in state.exchanges
+            {"seat": e.seat, "gave": codes[e.gave], "took": codes[e.took]} for e in state.exchanges
         ],
         "violations": [_violation(v, state, words) for v in state.violations],
         "scores": [
@@ -226,7 +227,7 @@ def _deal(
                 "tricks": state.tricks_won[s],
                 "card_points": state.card_points[s],
                 "cantes": state.cante_points[s],
-                "last_trick": state.last_trick_points(s),
+                "last_trick": LAST_TRICK_BONUS if s == last else 0,
                 "total": totals[s],
             }
             for s in range(state.players)

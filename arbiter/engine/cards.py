@@ -142,6 +142,16 @@ def parse_card(code: object, notation: Notation = "spanish") -> Card:
     raise CardCodeError(code, notation, what="card")
 
 
+def card_codes(notation: Notation = "spanish") -> tuple[str, ...]:
+    """Every card's canonical code, indexed by card (for loops that format many cards)."""
+    return _CODES[notation]
+
+
+def code_table(notation: Notation = "spanish") -> dict[str, Card]:
+    """Canonical (upper-case) code → card; :func:`parse_card` also accepts lower case."""
+    return _PARSE_CACHE[notation]
+
+
 def format_card(card: Card, notation: Notation = "spanish") -> str:
     """A card → its canonical code in ``notation``."""
     return _CODES[notation][card]

@@ -12,7 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from arbiter.engine.cards import NOTATIONS, Notation, pack_mask, parse_card, parse_suit
+from arbiter.engine.cards import (
+    NOTATIONS,
+    Notation,
+    code_table,
+    pack_mask,
+    parse_card,
+    parse_suit,
+)
 from arbiter.engine.errors import ArbiterError, CardCodeError, LogError
 from arbiter.engine.rulesets import Options, Ruleset, get_ruleset, resolve_options
 from arbiter.engine.setup import DealSetup, build_setup
@@ -112,13 +119,28 @@ def parse_deal(
     limit = max_events_per_deal(ruleset, players)
     if len(raw_events) > limit:
         raise LogError(f"a {ruleset.name} deal holds at most {limit} events", ("events",))
-    events = []
-    for j, raw_event in enumerate(raw_events):
+    return DealLog(setup, tuple(_parse_events(raw_events, players, notation)))
+
+
+def _parse_events(raw_events: list[object], players: int, notation: Notation) -> list[Event]:
+    table = code_table(notation)
+    new = tuple.__new__  # builds the Event without NamedTuple's Python-level __new__
+    events: list[Event] = []
+    append = events.append
+    for j, raw in enumerate(raw_events):
+        # The hot path: a well-formed play with a canonical card code.
+        if type(raw) is dict and raw.get("type") == "play":
+            seat, code = raw.get("seat"), raw.get("card")
+            if type(seat) is int and 0 <= seat < players and type(code) is str:
+                card = table.get(code)
+                if card is not None:
+                    append(new(Event, (PLAY, seat, card)))
+                    continue
         try:
-            events.append(parse_event(raw_event, players, notation))
+            append(parse_event(raw, players, notation))
         except ArbiterError as err:
             raise err.at("events", j) from None
-    return DealLog(setup, tuple(events))
+    return events
 
 
 def parse_event(raw: object, players: int, notation: Notation) -> Event:

@@ -124,13 +124,13 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
         record = match.deals[index]
         state = record.state
         events = deal.events
-        for j in range(state.events_applied, len(events)):
-            move = events[j]
-            if match.standing.over:
-                match.illegal = Illegal(index, j, IllegalCode.MATCH_OVER, move)
-                return match
+        start = state.events_applied
+        for j, move in enumerate(events[start:] if start else events, start):
             code = state.apply(move, j)
             if code is not None:
+                # An event after the end of the deal that ended the match is match_over.
+                if code is IllegalCode.DEAL_OVER and match.standing.over:
+                    code = IllegalCode.MATCH_OVER
                 match.illegal = Illegal(index, j, code, move)
                 return match
             if state.over and record.outcome is None:

@@ -12,8 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from arbiter.engine.cards import Card, Notation, card_suit, format_card, pack_mask, parse_card
+from arbiter.engine.cards import (
+    Card,
+    Notation,
+    card_suit,
+    code_table,
+    format_card,
+    pack_mask,
+    parse_card,
+)
 from arbiter.engine.errors import CardCodeError, SetupError
 from arbiter.engine.rulesets import Ruleset
 
@@ -34,17 +43,49 @@ class DealSetup:
 
 
 class _PackCounter:
-    """Checks cards one by one against a pack: known code, in the pack, not seen before."""
+    """Checks cards against a pack: known code, in the pack, not seen before.
+
+    The fast path only looks codes up; when anything is off, :meth:`_explain` walks every list
+    taken so far again, card by card, to raise the error that names the first bad card.
+    """
 
     def __init__(self, ruleset: Ruleset, players: int, notation: Notation) -> None:
         self.pack = pack_mask(ruleset.removed_rank[players])
         self.seen = 0
-        self.where: dict[Card, tuple[str | int, ...]] = {}
         self.ruleset = ruleset
         self.players = players
         self.notation = notation
+        self.table = code_table(notation)
+        self.taken: list[tuple[object, tuple[str | int, ...]]] = []
 
-    def take(self, code: object, path: tuple[str | int, ...]) -> Card:
+    def take_list(self, codes: object, path: tuple[str | int, ...]) -> list[Card]:
+        self.taken.append((codes, path))
+        if type(codes) is list:
+            table, pack, seen = self.table, self.pack, self.seen
+            cards = []
+            for code in codes:
+                card = table.get(code) if type(code) is str else None
+                if card is None or not pack >> card & 1 or seen >> card & 1:
+                    break
+                seen |= 1 << card
+                cards.append(card)
+            else:
+                self.seen = seen
+                return cards
+        return self._explain()
+
+    def _explain(self) -> list[Card]:
+        """The slow path: every list again with exact errors (or lower-case codes accepted)."""
+        self.seen = 0
+        where: dict[Card, tuple[str | int, ...]] = {}
+        cards: list[Card] = []
+        for codes, path in self.taken:
+            if not isinstance(codes, list):
+                raise SetupError("must be a list of card codes", path)
+            cards = [self._take(code, (*path, i), where) for i, code in enumerate(codes)]
+        return cards
+
+    def _take(self, code: object, path: tuple[str | int, ...], where: dict[Card, Any]) -> Card:
         try:
             card = parse_card(code, self.notation)
         except CardCodeError as err:
@@ -57,18 +98,13 @@ class _PackCounter:
                 path,
             )
         if self.seen & bit:
-            first = "/".join(str(p) for p in self.where[card])
+            first = "/".join(str(p) for p in where[card])
             raise SetupError(
                 f"{format_card(card, self.notation)} appears twice (also at {first})", path
             )
         self.seen |= bit
-        self.where[card] = path
+        where[card] = path
         return card
-
-    def take_list(self, codes: object, path: tuple[str | int, ...]) -> list[Card]:
-        if not isinstance(codes, list):
-            raise SetupError("must be a list of card codes", path)
-        return [self.take(code, (*path, i)) for i, code in enumerate(codes)]
 
     def missing(self) -> list[str]:
         rest = self.pack & ~self.seen

@@ -163,6 +163,8 @@ def _match_from(body: list[Any]) -> Any:
         values["decisive"] = None if decisive is None else Decisive(*decisive)
         for key, value in values.items():
             setattr(state, key, value)
+        for _, card in state.trick:
+            state.trick_mask |= 1 << card
         out = None if outcome is None else Outcome(tuple(outcome[0]), tuple(outcome[1]), outcome[2])
         match.deals.append(DealRecord(state, out))
     return match

@@ -14,6 +14,7 @@ kings or all four horses in one hand; the *arrastre* or *triunfo* is trump.
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cache
 from typing import NamedTuple
 
 from arbiter.engine.cards import (
@@ -27,13 +28,7 @@ from arbiter.engine.cards import (
     pack_mask,
     rank_mask,
 )
-from arbiter.engine.obligations import (
-    NO_TRUMP,
-    Obligation,
-    beats,
-    broken_obligation,
-    correct_plays,
-)
+from arbiter.engine.obligations import NO_TRUMP, Obligation, broken_obligation, correct_plays
 from arbiter.engine.rulesets import Options, Ruleset
 from arbiter.engine.setup import DealSetup
 
@@ -130,6 +125,7 @@ class DealState:
     __slots__ = (
         "call_masks",
         "calls",
+        "calls_in_trick",
         "cante_points",
         "cantes",
         "cantes_this_lead",
@@ -154,6 +150,7 @@ class DealState:
         "sung",
         "total_tricks",
         "trick",
+        "trick_mask",
         "tricks",
         "tricks_won",
         "trump",
@@ -176,15 +173,14 @@ class DealState:
         self.trump = NO_TRUMP if trump is None else trump
         self.turn = self.leader = (setup.dealer + 1) % players
         self.trick: list[tuple[int, Card]] = []
+        self.trick_mask = 0
         self.led_suit = self.win_card = self.win_seat = -1
         self.strict = not ruleset.stock
         self.must_trump = options.trump_when_cannot_overtrump
         self.relief = ruleset.pairs and options.partner_relief
-        low, high = options.call_ranks
-        self.call_masks = tuple(
-            (1 << make_card(low, s)) | (1 << make_card(high, s)) for s in range(4)
-        )
-        self.total_tricks = pack_mask(ruleset.removed_rank[players]).bit_count() // players
+        self.calls_in_trick = ruleset.cantes == "in_trick"
+        self.call_masks = _call_masks(options.call_ranks)
+        self.total_tricks = _total_tricks(ruleset.removed_rank[players], players)
         self.tricks: list[Trick] = []
         self.won = [0] * players
         self.tricks_won = [0] * players
@@ -313,54 +309,66 @@ class DealState:
     # --- events --------------------------------------------------------------------------
 
     def apply(self, event: Event, index: int) -> IllegalCode | None:
-        """Apply the ``index``-th event of the deal, or return why it is illegal (no change)."""
-        kind, seat, arg = event
-        if kind == PLAY:
-            # The hot path: the checks of check() inlined.
-            if self.over:
-                return IllegalCode.DEAL_OVER
-            if seat != self.turn:
-                return IllegalCode.OUT_OF_TURN
-            hand = self.hands[seat]
-            if not hand >> arg & 1:
-                return IllegalCode.CARD_NOT_IN_HAND
-            self._play(seat, arg, hand, index)
-        else:
-            code = self.check(event)
-            if code is not None:
-                return code
-            if kind == SING:
-                self._sing(seat, arg)
-            elif kind == TUTE:
-                self._tute(seat, index)
-            else:
-                self._exchange(seat)
-        self.events_applied += 1
-        return None
+        """Apply the ``index``-th event of the deal, or return why it is illegal (no change).
 
-    def _play(self, seat: int, card: Card, hand: int, index: int) -> None:
+        Plays are the hot path of every replay: the checks of :meth:`check`, the verdict of
+        :func:`correct_plays` and :func:`beats` are inlined here.
+        """
+        kind, seat, card = event
+        if kind != PLAY:
+            return self._declare(event, index)
+        if self.over:
+            return IllegalCode.DEAL_OVER
+        if seat != self.turn:
+            return IllegalCode.OUT_OF_TURN
+        hand = self.hands[seat]
+        bit = 1 << card
+        if not hand & bit:
+            return IllegalCode.CARD_NOT_IN_HAND
         trick = self.trick
         if trick:
+            win = self.win_card
+            suit = card // 10
+            takes = card > win if suit == win // 10 else suit == self.trump
             if self.strict:
-                relieved = self.relief and self.win_seat == (seat + 2) % 4
-                correct = correct_plays(
-                    hand, self.led_suit, self.win_card, self.trump, relieved, self.must_trump
-                )
-                if not correct >> card & 1:
-                    self._renuncio(seat, card, hand, correct, index)
-            if beats(card, self.win_card, self.trump):
+                led = self.led_suit
+                # A card of the suit led that takes the trick, or any card of the suit led once
+                # a trump wins a non-trump lead, is always correct: no need for the full set.
+                if suit != led or not (takes or win // 10 != led):
+                    relieved = self.relief and self.win_seat == (seat + 2) % 4
+                    correct = correct_plays(hand, led, win, self.trump, relieved, self.must_trump)
+                    if not correct & bit:
+                        self._renuncio(seat, card, hand, correct, index)
+            if takes:
                 self.win_card = card
                 self.win_seat = seat
         else:
             self.leader = self.win_seat = seat
             self.win_card = card
             self.led_suit = card // 10
-        self.hands[seat] = hand ^ (1 << card)
+        self.hands[seat] = hand ^ bit
+        self.trick_mask |= bit
         trick.append((seat, card))
         if len(trick) == self.players:
             self._finish_trick()
         else:
             self.turn = (seat + 1) % self.players
+        self.events_applied += 1
+        return None
+
+    def _declare(self, event: Event, index: int) -> IllegalCode | None:
+        code = self.check(event)
+        if code is not None:
+            return code
+        kind, seat, arg = event
+        if kind == SING:
+            self._sing(seat, arg)
+        elif kind == TUTE:
+            self._tute(seat, index)
+        else:
+            self._exchange(seat)
+        self.events_applied += 1
+        return None
 
     def _renuncio(self, seat: int, card: Card, hand: int, correct: int, index: int) -> None:
         broken = broken_obligation(card, hand, self.led_suit, self.trump)
@@ -376,20 +384,22 @@ class DealState:
         winner = self.win_seat
         plays = tuple(self.trick)
         trick_no = len(self.tricks)
-        mask = points = 0
+        mask = self.trick_mask
+        points = 0
         for _, card in plays:
-            mask |= 1 << card
             points += POINTS[card]
         self.won[winner] |= mask
         self.tricks_won[winner] += 1
         self.card_points[winner] += points
-        if self.ruleset.cantes == "in_trick":
+        if self.calls_in_trick:
             self._calls(plays, mask, winner, trick_no)
         draws: tuple[tuple[int, Card], ...] = ()
         if self.stock_pos < len(self.stock):
             draws = self._draw(winner)
-        self.tricks.append(Trick(self.leader, plays, winner, points, draws))
+        # tuple.__new__ skips NamedTuple's Python-level constructor (once per trick).
+        self.tricks.append(_new_tuple(Trick, (self.leader, plays, winner, points, draws)))
         self.trick = []
+        self.trick_mask = 0
         self.cantes_this_lead = 0
         self.last_winner = self.turn = self.leader = winner
         if trick_no + 1 == self.total_tricks:
@@ -449,10 +459,11 @@ class DealState:
 
     def totals(self) -> list[int]:
         """Each seat's deal total: card points + cantes or calls + the last-trick 10."""
-        return [
-            self.card_points[s] + self.cante_points[s] + self.last_trick_points(s)
-            for s in range(self.players)
-        ]
+        totals = [c + k for c, k in zip(self.card_points, self.cante_points, strict=True)]
+        last = self.last_trick_winner
+        if last is not None:
+            totals[last] += LAST_TRICK_BONUS
+        return totals
 
     def last_trick_points(self, seat: int) -> int:
         return LAST_TRICK_BONUS if self.last_trick_winner == seat else 0
@@ -463,3 +474,17 @@ class DealState:
             value = getattr(self, name)
             setattr(other, name, value.copy() if isinstance(value, list) else value)
         return other
+
+
+_new_tuple = tuple.__new__
+
+
+@cache
+def _call_masks(call_ranks: tuple[int, int]) -> tuple[int, ...]:
+    low, high = call_ranks
+    return tuple((1 << make_card(low, s)) | (1 << make_card(high, s)) for s in range(4))
+
+
+@cache
+def _total_tricks(removed_rank: int | None, players: int) -> int:
+    return pack_mask(removed_rank).bit_count() // players
