@@ -67,6 +67,8 @@ def _load_json(text: str, what: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise _InputError(f"{what} is not JSON: {err}") from None
+    except RecursionError:
+        raise _InputError(f"{what} is nested too deeply") from None
 
 
 def _read_log(path: str) -> Any:
@@ -74,6 +76,8 @@ def _read_log(path: str) -> Any:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as err:
         raise _InputError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise _InputError(f"{path} is not UTF-8 text") from None
     return _load_json(text, path)
 
 

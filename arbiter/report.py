@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arbiter.engine.cards import card_codes, display_order, format_card, format_suit
-from arbiter.engine.errors import LogError
+from arbiter.engine.errors import ArbiterError, LogError
 from arbiter.engine.log import GameLog, parse_event, parse_log
 from arbiter.engine.match import (
     Illegal,
@@ -144,10 +144,8 @@ def validate(log: Mapping[str, Any] | MatchState, move: Mapping[str, Any]) -> Ve
         )
     try:
         event = parse_event(move, len(match.players), match.notation)
-    except LogError as err:
+    except ArbiterError as err:
         raise err.at("move") from None
-    except ValueError as err:  # CardCodeError and friends carry their own path
-        raise LogError(str(err), ("move",)) from None
     return Verdict(match, judge_move(match, event))
 
 
