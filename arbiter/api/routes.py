@@ -219,6 +219,12 @@ def get_ruleset(name: str) -> Response:
 
 # --- service ----------------------------------------------------------------------------------
 
+_METRICS_EXAMPLE = (
+    "# HELP arbiter_requests_total HTTP requests answered.\n"
+    "# TYPE arbiter_requests_total counter\n"
+    'arbiter_requests_total{endpoint="/v1/replays",method="POST",status="200"} 42.0\n'
+)
+
 
 @service.route("/healthz", methods=["GET"])
 @service.doc(summary="The process is alive")
@@ -239,7 +245,12 @@ def readyz() -> Response:
 @service.route("/metrics", methods=["GET"])
 @service.doc(
     summary="Prometheus metrics",
-    responses={"200": {"description": "Prometheus text format", "content": {"text/plain": {}}}},
+    responses={
+        "200": {
+            "description": "Prometheus text format",
+            "content": {"text/plain": {"example": _METRICS_EXAMPLE}},
+        }
+    },
 )
 def metrics() -> Response:
     return Response(_metrics().export(), mimetype="text/plain; version=0.0.4")
@@ -248,7 +259,16 @@ def metrics() -> Response:
 @service.route("/v1/openapi.yaml", methods=["GET"])
 @service.doc(
     summary="This contract (OpenAPI 3.1)",
-    responses={"200": {"description": "The OpenAPI document", "content": {"application/yaml": {}}}},
+    responses={
+        "200": {
+            "description": "The OpenAPI document",
+            "content": {
+                "application/yaml": {
+                    "example": "openapi: 3.1.0\ninfo:\n  title: tute-arbiter\n",
+                }
+            },
+        }
+    },
 )
 def openapi_yaml() -> Response:
     from arbiter.api.spec import spec_yaml

@@ -1,0 +1,244 @@
+"""Shared helpers and fixtures for the HTTP tests (tests/test_api.py, tests/test_spec.py).
+
+- :func:`make_client` builds an in-process Flask test client from ``create_app(Settings(...))``.
+  Its client class checks *every* response against the committed contract
+  (``api_spec/openapi.yaml``): a JSON body of a documented operation must match the schema of
+  that operation and status, a status the operation does not document fails, and a
+  problem+json answer of a path/method outside the contract (404 unknown path, 405) must match
+  ``#/components/schemas/Problem``.
+- :func:`assert_conforms` is the same check for one response, usable on its own.
+- :func:`four_player_log` is a hand-made ``tute-4p`` deal whose correct plays are known by
+  hand (see its docstring); :func:`random_game` wraps :func:`arbiter.simulate.random_log`.
+- :func:`metric_value` reads one sample of the Prometheus text of ``GET /metrics``.
+
+Import the fixtures into a test module with ``from tests.api_support import app, client``.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from flask import Flask
+from flask.testing import FlaskClient
+from jsonschema import Draft202012Validator
+from prometheus_client.parser import text_string_to_metric_families
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+from werkzeug.test import TestResponse
+
+from arbiter.api import create_app
+from arbiter.settings import Settings
+from arbiter.simulate import random_log
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC_FILE = ROOT / "api_spec" / "openapi.yaml"
+EXAMPLES_DIR = ROOT / "examples"
+PROBLEM_JSON = "application/problem+json"
+JSON = "application/json"
+_SPEC_URI = "urn:tute-arbiter:openapi"
+_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+
+# --- the committed contract ---------------------------------------------------------------------
+
+
+@cache
+def committed_spec_text() -> str:
+    return SPEC_FILE.read_text(encoding="utf-8")
+
+
+@cache
+def committed_spec() -> dict[str, Any]:
+    spec: dict[str, Any] = yaml.safe_load(committed_spec_text())
+    return spec
+
+
+@cache
+def _registry() -> Registry:  # type: ignore[type-arg]
+    """The whole document as one resource, so ``#/components/...`` refs resolve inside it."""
+    resource = Resource.from_contents(committed_spec(), default_specification=DRAFT202012)
+    return Registry().with_resource(_SPEC_URI, resource)
+
+
+def escape(token: str) -> str:
+    """One RFC 6901 reference token."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def operations() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Every (path, method, operation) of the committed document."""
+    for path, item in committed_spec()["paths"].items():
+        for method, operation in item.items():
+            if method in _METHODS:
+                yield path, method, operation
+
+
+def schema_errors(instance: Any, pointer: str) -> list[str]:
+    """Why ``instance`` does not match the schema at ``pointer`` of the committed document
+    (JSON Schema 2020-12, as OpenAPI 3.1 says); empty when it matches."""
+    validator = Draft202012Validator({"$ref": f"{_SPEC_URI}#{pointer}"}, registry=_registry())
+    return [
+        f"{'/' + '/'.join(str(p) for p in e.absolute_path)}: {e.message}"
+        for e in sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    ]
+
+
+def assert_matches_schema(instance: Any, pointer: str) -> None:
+    errors = schema_errors(instance, pointer)
+    assert not errors, f"does not match {pointer}:\n" + "\n".join(errors[:20])
+
+
+@cache
+def _templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    out = []
+    for path in committed_spec()["paths"]:
+        pattern = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(path))
+        out.append((re.compile(pattern), path))
+    return tuple(out)
+
+
+def template_of(path: str) -> str | None:
+    """The path template of the contract that a concrete request path falls under."""
+    for pattern, template in _templates():
+        if pattern.fullmatch(path):
+            return template
+    return None
+
+
+def assert_conforms(response: TestResponse, path: str | None, method: str) -> None:
+    """``response`` is what the committed contract says ``method path`` answers.
+
+    ``path`` is the template of the contract (``/v1/rulesets/{name}``), or None for a request
+    path outside it.
+    """
+    method = method.lower()
+    status = str(response.status_code)
+    operation = None
+    if path is not None:
+        operation = committed_spec()["paths"].get(path, {}).get(method)
+    if operation is None:
+        # not an operation of the contract (unknown path, wrong method): only errors, as problems
+        if response.mimetype == PROBLEM_JSON:
+            assert response.status_code >= 400
+            assert_matches_schema(response.get_json(), "/components/schemas/Problem")
+        return
+    responses = operation["responses"]
+    assert status in responses, (
+        f"{method.upper()} {path} answered {status}, which the contract does not document "
+        f"(documented: {sorted(responses)}); body: {response.get_data(as_text=True)[:300]}"
+    )
+    content = responses[status].get("content", {})
+    assert response.mimetype in content, (
+        f"{method.upper()} {path} {status}: {response.mimetype} is not among {sorted(content)}"
+    )
+    if method == "head" or "schema" not in content[response.mimetype]:
+        return
+    pointer = "/".join(
+        (
+            "",
+            "paths",
+            escape(path),
+            method,
+            "responses",
+            status,
+            "content",
+            escape(response.mimetype),
+        )
+    )
+    assert_matches_schema(response.get_json(), pointer + "/schema")
+
+
+class ConformingClient(FlaskClient):
+    """A test client that checks every response against the committed contract."""
+
+    def open(self, *args: Any, **kwargs: Any) -> TestResponse:
+        response = super().open(*args, **kwargs)
+        request = response.request
+        assert_conforms(response, template_of(request.path), request.method)
+        return response
+
+
+# --- apps and clients ---------------------------------------------------------------------------
+
+
+def make_app(**settings: Any) -> Flask:
+    app = create_app(Settings(**settings))
+    app.test_client_class = ConformingClient
+    return app
+
+
+def make_client(**settings: Any) -> ConformingClient:
+    client: ConformingClient = make_app(**settings).test_client()
+    return client
+
+
+@pytest.fixture
+def app() -> Flask:
+    """A fresh app with the default settings (its own metrics registry)."""
+    return make_app()
+
+
+@pytest.fixture
+def client(app: Flask) -> ConformingClient:
+    test_client: ConformingClient = app.test_client()
+    return test_client
+
+
+# --- logs ---------------------------------------------------------------------------------------
+
+PLAYERS_4 = ["ana", "bea", "carlos", "dani"]
+#: A tute-4p deal dealt by seat 3 (so ana, seat 0, is mano), trump bastos (the 1B shown).
+#: ana leads 4O; bea (seat 1) holds 1O and 2O and 12C: her only correct play is 1O (montar),
+#: 2O is a montar renuncio, 12C an asistir renuncio, 3O is not in her hand (carlos holds it).
+HANDS_4 = [
+    ["4O", "1C", "2C", "3C", "4C", "5C", "6C", "7C", "10C", "11C"],
+    ["1O", "2O", "12C", "1E", "2E", "3E", "4E", "5E", "6E", "7E"],
+    ["3O", "5O", "6O", "7O", "10O", "11O", "12O", "10E", "11E", "12E"],
+    ["1B", "2B", "3B", "4B", "5B", "6B", "7B", "10B", "11B", "12B"],
+]
+CARLOS_OROS = ["3O", "5O", "6O", "7O", "10O", "11O", "12O"]
+
+
+def play(seat: int, card: str) -> dict[str, Any]:
+    return {"type": "play", "seat": seat, "card": card}
+
+
+def four_player_log(*events: dict[str, Any]) -> dict[str, Any]:
+    """The hand-made tute-4p deal of :data:`HANDS_4` with ``events``."""
+    deal = {"dealer": 3, "hands": copy.deepcopy(HANDS_4), "trump_card": "1B", "events": []}
+    deal["events"] = [dict(e) for e in events]
+    return {"ruleset": "tute-4p", "players": list(PLAYERS_4), "deals": [deal]}
+
+
+def random_game(ruleset: str, seed: int, **kwargs: Any) -> dict[str, Any]:
+    """A random log of :mod:`arbiter.simulate`, deterministic for ``seed``."""
+    return random_log(ruleset, random.Random(seed), **kwargs)
+
+
+def padded_body(log: dict[str, Any], size: int) -> bytes:
+    """``log`` as JSON, padded with trailing whitespace to exactly ``size`` bytes."""
+    import orjson
+
+    raw = orjson.dumps(log)
+    assert len(raw) <= size, f"the log alone is {len(raw)} bytes"
+    return raw + b" " * (size - len(raw))
+
+
+# --- metrics ------------------------------------------------------------------------------------
+
+
+def metric_value(text: str, name: str, **labels: str) -> float:
+    """The value of the sample ``name{labels}`` in Prometheus text (0.0 when absent)."""
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return float(sample.value)
+    return 0.0
