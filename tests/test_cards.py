@@ -151,8 +151,10 @@ def test_bad_french_code_raises_naming_it(code: str) -> None:
     assert repr(code) in str(info.value)
 
 
-@pytest.mark.parametrize(("code", "notation"), [("X", "spanish"), ("D", "spanish"),
-                                               ("O", "french"), ("OC", "spanish"), (0, "spanish")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("code", "notation"),
+    [("X", "spanish"), ("D", "spanish"), ("O", "french"), ("OC", "spanish"), (0, "spanish")],
+)
 def test_bad_suit_code(code: object, notation: str) -> None:
     with pytest.raises(CardCodeError) as info:
         parse_suit(code, notation)  # type: ignore[arg-type]

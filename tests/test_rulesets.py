@@ -6,6 +6,7 @@ fails here.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from arbiter.engine.cards import make_card, mask_points, pack_mask
 from arbiter.engine.errors import ArbiterError, OptionError
 from arbiter.engine.log import parse_log
 from arbiter.engine.rulesets import RULESETS, Options, get_ruleset, resolve_options
+from arbiter.simulate import random_deal_cards
 
 NAMES = ("tute-2p", "tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde")
 
@@ -301,10 +303,6 @@ def test_options_must_be_an_object(bad: object) -> None:
 
 
 def _log(ruleset: str, players: int, options: dict[str, Any]) -> dict[str, Any]:
-    import random
-
-    from arbiter.simulate import random_deal_cards
-
     deal = random_deal_cards(ruleset, players, players - 1, random.Random(1))
     deal["events"] = []
     names = [f"p{i}" for i in range(players)]
@@ -323,7 +321,8 @@ def test_options_of_a_log_are_applied() -> None:
     [
         ("tute-2p", 2, {"match_target": 4}, "/options/match_target"),
         ("tute-2p", 2, {"partner_relief": True}, "/options/partner_relief"),
-        ("tute-3p", 3, {"exchange_requires_trick_won": True}, "/options/exchange_requires_trick_won"),
+        ("tute-3p", 3, {"exchange_requires_trick_won": True},
+         "/options/exchange_requires_trick_won"),
         ("tute-4p", 4, {"loser_target": 4}, "/options/loser_target"),
         ("tute-cabron", 3, {"match_target": 3}, "/options/match_target"),
         ("tute-cabron", 3, {"tute_requires_trick_won": False}, "/options/tute_requires_trick_won"),

@@ -1,0 +1,751 @@
+"""Illegal events (RULES.md §8, API.md illegal codes and their precedence).
+
+Each code is produced through ``arbiter.replay`` (status ``invalid``, ``illegal`` = {deal, event,
+code, message}, ``deals`` showing the play up to that event) and through ``arbiter.validate``
+(verdict ``illegal`` with the code). Positions are built with exact hands (helpers below).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import pytest
+
+import arbiter
+from arbiter.engine.errors import LogError
+from arbiter.simulate import random_log
+
+SUITS = "OCEB"
+RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
+STRENGTH = {r: i for i, r in enumerate((2, 4, 5, 6, 7, 10, 11, 12, 3, 1))}
+PACK40 = [f"{r}{s}" for s in SUITS for r in RANKS]
+PACK36 = [c for c in PACK40 if not c.startswith("2")]  # without the 2s
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def play(seat: int, card: str) -> dict[str, Any]:
+    return {"type": "play", "seat": seat, "card": card}
+
+
+def sing(seat: int, suit: str) -> dict[str, Any]:
+    return {"type": "sing", "seat": seat, "suit": suit}
+
+
+def tute(seat: int, of: str = "kings") -> dict[str, Any]:
+    return {"type": "tute", "seat": seat, "of": of}
+
+
+def exchange(seat: int) -> dict[str, Any]:
+    return {"type": "exchange", "seat": seat}
+
+
+def deal2(h0: str, h1: str, turned: str, **extra: Any) -> dict[str, Any]:
+    """A tute-2p deal: the given hands, the rest of the pack as stock in pack order, then the
+    turned card."""
+    a, b = h0.split(), h1.split()
+    rest = [c for c in PACK40 if c not in [*a, *b, turned]]
+    assert len(rest) == 23
+    return {"hands": [a, b], "stock": [*rest, turned], "events": [], **extra}
+
+
+def log_of(ruleset: str, deals: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    players = {"tute-2p": 2, "tute-3p": 3, "tute-4p": 4, "tute-cabron": 3}.get(ruleset, 4)
+    names = ["ana", "bea", "carla", "dora", "eva"][:players]
+    return {"ruleset": ruleset, "players": names, "deals": deals, **extra}
+
+
+def with_events(log: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    other = copy.deepcopy(log)
+    other["deals"][-1]["events"] = [*other["deals"][-1]["events"], *events]
+    return other
+
+
+def replayed(log: dict[str, Any]) -> dict[str, Any]:
+    return arbiter.replay(log).to_dict()
+
+
+def assert_illegal(
+    log: dict[str, Any], move: dict[str, Any], code: str, *, validate: bool = True
+) -> dict[str, Any]:
+    """``move`` after ``log`` is illegal with ``code``, in replay and in validate."""
+    assert replayed(log)["status"] != "invalid", "the position itself must be valid"
+    events = log["deals"][-1]["events"]
+    out = replayed(with_events(log, [move]))
+    assert out["status"] == "invalid"
+    ill = out["illegal"]
+    assert set(ill) == {"deal", "event", "code", "message"}
+    assert ill["code"] == code
+    assert ill["deal"] == len(log["deals"]) - 1
+    assert ill["event"] == len(events)
+    assert isinstance(ill["message"], str) and ill["message"]
+    assert out["next"] is None
+    # deals show the play up to that event: exactly the replay of the log without it
+    assert out["deals"] == replayed(log)["deals"]
+    if validate:
+        body = arbiter.validate(log, move).to_dict()
+        assert body["verdict"] == "illegal"
+        assert body["legal"] is False
+        assert body["code"] == code
+        assert body["obligation"] is None
+        assert isinstance(body["message"], str) and body["message"]
+    return out
+
+
+def assert_ok(log: dict[str, Any], move: dict[str, Any]) -> dict[str, Any]:
+    body = arbiter.validate(log, move).to_dict()
+    assert body["verdict"] == "ok", body
+    out = replayed(with_events(log, [move]))
+    assert out["status"] != "invalid", out["illegal"]
+    return out
+
+
+def finish(log: dict[str, Any]) -> dict[str, Any]:
+    """The log with its last deal played out with the first correct play each time."""
+    log = copy.deepcopy(log)
+    for _ in range(60):
+        out = replayed(log)
+        if out["status"] != "in_progress":
+            return log
+        moves = [m for m in out["next"]["legal_moves"] if m["type"] == "play"]
+        log["deals"][-1]["events"].append(moves[0])
+    raise AssertionError("the deal did not finish")
+
+
+def exhausted_2p(final0: str, final1: str) -> dict[str, Any]:
+    """A tute-2p deal (dealer 1, ana leads) whose first 12 tricks all go to ana and empty the
+    stock; then ana holds ``final0`` and bea ``final1`` (its last card is the turned card)."""
+    f0, f1 = final0.split(), final1.split()
+    trump = f1[-1][-1]
+    pool = [c for c in PACK40 if c not in f0 and c not in f1]
+    pool.sort(key=lambda c: (c[-1] == trump, STRENGTH[int(c[:-1])]), reverse=True)
+    leads, follows = pool[:12], pool[12:]
+    stock: list[str] = []
+    for t in range(12):  # ana wins every trick and draws first
+        stock.append(leads[8 + t] if t < 4 else f0[t - 4])
+        stock.append(follows[8 + t] if t < 4 else f1[t - 4])
+    events = [e for lead, follow in zip(leads, follows, strict=True)
+              for e in (play(0, lead), play(1, follow))]  # fmt: skip
+    return {"dealer": 1, "hands": [leads[:8], follows[:8]], "stock": stock, "events": events}
+
+
+# tute-2p, trump bastos (turned 4B). ana holds rey and caballo of oros and copas, bea the seven
+# of trumps. ana leads the as de espadas, bea follows with the 2: ana wins trick 0.
+H0 = "12O 11O 12C 11C 1E 3E 7C 7E"
+H1 = "2E 4E 5E 6E 2O 4O 5O 7B"
+TRICK0 = [play(0, "1E"), play(1, "2E")]
+
+
+def base2(events: list[dict[str, Any]] | None = None, **options: Any) -> dict[str, Any]:
+    deal = deal2(H0, H1, "4B", dealer=1)
+    deal["events"] = list(events or [])
+    log = log_of("tute-2p", [deal])
+    if options:
+        log["options"] = options
+    return log
+
+
+def kings_deal(mano: int) -> dict[str, Any]:
+    """A tute-2p deal whose mano holds the four kings (dealer left to the default rotation)."""
+    kings, other = "12O 12C 12E 12B 1E 3E 7C 7E", "2E 4E 5E 6E 2O 4O 5O 7B"
+    hands = (kings, other) if mano == 0 else (other, kings)
+    deal = deal2(*hands, "4B")
+    deal["events"] = [tute(mano)]
+    return deal
+
+
+def four_by_suits(events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """tute-4p, dealer 3: ana all oros, bea all copas, carla all espadas, dora all bastos
+    (trump, the 12B shown)."""
+    hands = [PACK40[10 * s : 10 * s + 10] for s in range(4)]
+    deal = {"dealer": 3, "hands": hands, "trump_card": "12B", "events": list(events or [])}
+    return log_of("tute-4p", [deal])
+
+
+def three_by_chunks(ruleset: str) -> dict[str, Any]:
+    hands = [PACK36[12 * s : 12 * s + 12] for s in range(3)]
+    deal: dict[str, Any] = {"dealer": 2, "hands": hands, "events": []}
+    if ruleset == "tute-3p":
+        deal["trump_card"] = hands[2][-1]
+    return log_of(ruleset, [deal])
+
+
+def gana_pierde_4() -> dict[str, Any]:
+    hands = [PACK40[10 * s : 10 * s + 10] for s in range(4)]
+    return log_of("tute-gana-pierde", [{"dealer": 3, "hands": hands, "events": []}])
+
+
+# --- play: out_of_turn, card_not_in_hand ----------------------------------------------------
+
+
+def test_out_of_turn() -> None:
+    assert_illegal(base2(), play(1, "2E"), "out_of_turn")
+    out = assert_illegal(base2([play(0, "1E")]), play(0, "3E"), "out_of_turn")
+    trick = out["deals"][0]["tricks"]
+    assert trick == [{"leader": 0, "plays": [{"seat": 0, "card": "1E"}], "winner": None,
+                      "points": None, "draws": []}]  # fmt: skip
+    # after trick 0 ana (the winner) leads, not bea
+    assert_illegal(base2(TRICK0), play(1, "4E"), "out_of_turn")
+
+
+def test_out_of_turn_4p() -> None:
+    assert_illegal(four_by_suits([play(0, "1O")]), play(2, "1E"), "out_of_turn")
+
+
+def test_card_not_in_hand() -> None:
+    assert_illegal(base2(), play(0, "2E"), "card_not_in_hand")  # bea's card
+    assert_illegal(base2(), play(0, "1O"), "card_not_in_hand")  # in the stock
+    assert_illegal(base2(), play(0, "4B"), "card_not_in_hand")  # the turned card
+    # a card already played; after trick 0 ana drew the 1O (first card of the stock)
+    out = assert_illegal(base2(TRICK0), play(0, "1E"), "card_not_in_hand")
+    (trick,) = out["deals"][0]["tricks"]
+    assert trick["winner"] == 0
+    assert trick["draws"] == [{"seat": 0, "card": "1O"}, {"seat": 1, "card": "3O"}]
+    assert_ok(base2(TRICK0), play(0, "1O"))
+
+
+def test_out_of_turn_before_card_not_in_hand() -> None:
+    assert_illegal(base2(), play(1, "12O"), "out_of_turn")
+
+
+# --- sing ------------------------------------------------------------------------------------
+
+
+def test_sing_ok_after_winning_a_trick() -> None:
+    out = assert_ok(base2(TRICK0), sing(0, "O"))
+    assert out["deals"][0]["cantes"] == [{"seat": 0, "suit": "O", "points": 20, "trick": 0}]
+
+
+def test_declarations_open_are_listed_in_legal_moves() -> None:
+    # after trick 0 ana may play any card (free play) or sing oros or copas
+    out = replayed(base2(TRICK0))
+    moves = out["next"]["legal_moves"]
+    plays = {m["card"] for m in moves if m["type"] == "play"}
+    assert plays == {"12O", "11O", "12C", "11C", "3E", "7C", "7E", "1O"}
+    others = [m for m in moves if m["type"] != "play"]
+    assert sorted(others, key=str) == sorted(
+        [{"type": "sing", "seat": 0, "suit": "O"}, {"type": "sing", "seat": 0, "suit": "C"}],
+        key=str,
+    )
+    # on the first lead, holding the seven of trumps: the exchange, no cante
+    out = replayed(seven_log())
+    others = [m for m in out["next"]["legal_moves"] if m["type"] != "play"]
+    assert others == [{"type": "exchange", "seat": 0}]
+    # holding four kings: the tute
+    out = replayed(kings_log())
+    others = [m for m in out["next"]["legal_moves"] if m["type"] != "play"]
+    assert others == [{"type": "tute", "seat": 0, "of": "kings"}]
+
+
+def test_sing_not_on_lead() -> None:
+    assert_illegal(base2(), sing(1, "O"), "not_on_lead")
+    assert_illegal(base2(TRICK0), sing(1, "O"), "not_on_lead")
+    # in the middle of a trick, neither the leader nor the follower is about to lead
+    assert_illegal(base2([*TRICK0, play(0, "3E")]), sing(0, "O"), "not_on_lead")
+    assert_illegal(base2([*TRICK0, play(0, "3E")]), sing(1, "O"), "not_on_lead")
+
+
+def test_sing_only_the_trick_winner_in_pairs() -> None:
+    # dora (all bastos, void in oros) must trump the as de oros and wins the trick; her partner
+    # bea holds rey and caballo de copas but cannot sing.
+    trick = [play(0, "1O"), play(1, "1C"), play(2, "1E"), play(3, "2B")]
+    log = four_by_suits(trick)
+    assert replayed(log)["deals"][0]["tricks"][0]["winner"] == 3
+    assert_illegal(log, sing(1, "C"), "not_on_lead")
+    out = assert_ok(log, sing(3, "B"))
+    assert out["deals"][0]["cantes"] == [{"seat": 3, "suit": "B", "points": 40, "trick": 0}]
+
+
+def test_sing_no_trick_won() -> None:
+    # ana, the mano, holds rey and caballo de oros but has won no trick yet
+    assert_illegal(base2(), sing(0, "O"), "no_trick_won")
+
+
+def test_sing_cante_already_declared() -> None:
+    assert_illegal(base2([*TRICK0, sing(0, "O")]), sing(0, "C"), "cante_already_declared")
+
+
+def test_sing_cantes_per_trick_option() -> None:
+    log = base2([*TRICK0, sing(0, "O")], cantes_per_trick=2)
+    assert_ok(log, sing(0, "C"))
+    assert_illegal(with_events(log, [sing(0, "C")]), sing(0, "E"), "cante_already_declared")
+
+
+def test_sing_suit_already_sung() -> None:
+    # trick 1: ana leads the 3 de espadas, bea follows with the 4: ana wins again
+    log = base2([*TRICK0, sing(0, "O"), play(0, "3E"), play(1, "4E")])
+    assert replayed(log)["deals"][0]["tricks"][1]["winner"] == 0
+    assert_illegal(log, sing(0, "O"), "suit_already_sung")
+    assert_ok(log, sing(0, "C"))
+
+
+def test_sing_pair_not_held() -> None:
+    assert_illegal(base2(TRICK0), sing(0, "E"), "pair_not_held")
+    assert_illegal(base2(TRICK0), sing(0, "B"), "pair_not_held")
+
+
+# sing precedence: not_in_ruleset, not_on_lead, no_trick_won, cante_already_declared,
+# suit_already_sung, pair_not_held
+
+
+def test_sing_precedence_not_on_lead_before_no_trick_won() -> None:
+    assert_illegal(base2(), sing(1, "E"), "not_on_lead")
+
+
+def test_sing_precedence_no_trick_won_before_pair_not_held() -> None:
+    assert_illegal(base2(), sing(0, "E"), "no_trick_won")
+
+
+def test_sing_precedence_cante_already_declared_before_suit_already_sung() -> None:
+    assert_illegal(base2([*TRICK0, sing(0, "O")]), sing(0, "O"), "cante_already_declared")
+
+
+def test_sing_precedence_cante_already_declared_before_pair_not_held() -> None:
+    assert_illegal(base2([*TRICK0, sing(0, "O")]), sing(0, "E"), "cante_already_declared")
+
+
+def test_sing_precedence_suit_already_sung_before_pair_not_held() -> None:
+    # trick 1: ana leads the 7 de copas, bea trumps with the 7 de bastos and wins; she holds
+    # no pair of oros and oros has been sung
+    log = base2([*TRICK0, sing(0, "O"), play(0, "7C"), play(1, "7B")])
+    assert replayed(log)["deals"][0]["tricks"][1]["winner"] == 1
+    assert_illegal(log, sing(1, "O"), "suit_already_sung")
+    assert_illegal(log, sing(1, "E"), "pair_not_held")
+
+
+@pytest.mark.parametrize("ruleset", ["tute-cabron", "tute-gana-pierde"])
+def test_sing_not_in_ruleset(ruleset: str) -> None:
+    log = three_by_chunks(ruleset) if ruleset == "tute-cabron" else gana_pierde_4()
+    assert_illegal(log, sing(0, "O"), "not_in_ruleset")
+    # a seat that is not on lead: not_in_ruleset comes first
+    assert_illegal(log, sing(1, "C"), "not_in_ruleset")
+    assert_illegal(with_events(log, [play(0, log["deals"][0]["hands"][0][0])]), sing(0, "O"),
+                   "not_in_ruleset")  # fmt: skip
+
+
+# --- tute ------------------------------------------------------------------------------------
+
+KINGS_H0 = "12O 12C 12E 12B 1E 3E 7C 7E"
+
+
+def kings_log(**options: Any) -> dict[str, Any]:
+    log = log_of("tute-2p", [deal2(KINGS_H0, H1, "4B", dealer=1)])
+    if options:
+        log["options"] = options
+    return log
+
+
+def test_tute_ok_on_first_lead() -> None:
+    out = assert_ok(kings_log(), tute(0, "kings"))
+    deal = out["deals"][0]
+    assert deal["finished"] is True
+    assert deal["outcome"]["reason"] == "tute"
+    assert deal["outcome"]["winners"] == [0]
+
+
+def test_tute_not_held() -> None:
+    assert_illegal(kings_log(), tute(0, "horses"), "tute_not_held")
+    assert_illegal(base2(TRICK0), tute(0, "kings"), "tute_not_held")
+
+
+def test_tute_not_on_lead() -> None:
+    assert_illegal(kings_log(), tute(1, "kings"), "not_on_lead")
+    assert_illegal(with_events(kings_log(), [play(0, "1E")]), tute(0, "kings"), "not_on_lead")
+
+
+def test_tute_no_trick_won_with_option() -> None:
+    log = kings_log(tute_requires_trick_won=True)
+    assert_illegal(log, tute(0, "kings"), "no_trick_won")
+    # precedence: no_trick_won before tute_not_held
+    assert_illegal(log, tute(0, "horses"), "no_trick_won")
+    # precedence: not_on_lead before no_trick_won
+    assert_illegal(log, tute(1, "kings"), "not_on_lead")
+    # after winning a trick it is allowed
+    assert_ok(with_events(log, [play(0, "1E"), play(1, "2E")]), tute(0, "kings"))
+
+
+@pytest.mark.parametrize("ruleset", ["tute-cabron", "tute-gana-pierde"])
+def test_tute_not_in_ruleset(ruleset: str) -> None:
+    log = three_by_chunks(ruleset) if ruleset == "tute-cabron" else gana_pierde_4()
+    assert_illegal(log, tute(0, "kings"), "not_in_ruleset")
+    assert_illegal(log, tute(2, "horses"), "not_in_ruleset")
+
+
+# --- exchange of the seven -----------------------------------------------------------------
+
+SEVEN_H0 = "12O 11O 12C 11C 1E 3E 7C 7B"
+SEVEN_H1 = "2E 4E 5E 6E 2O 4O 5O 7E"
+
+
+def seven_log(events: list[dict[str, Any]] | None = None, **options: Any) -> dict[str, Any]:
+    deal = deal2(SEVEN_H0, SEVEN_H1, "4B", dealer=1)
+    deal["events"] = list(events or [])
+    log = log_of("tute-2p", [deal])
+    if options:
+        log["options"] = options
+    return log
+
+
+def test_exchange_ok() -> None:
+    out = assert_ok(seven_log(), exchange(0))
+    assert out["deals"][0]["exchanges"] == [{"seat": 0, "gave": "7B", "took": "4B"}]
+    # the 4B is now in ana's hand
+    assert_ok(with_events(seven_log(), [exchange(0)]), play(0, "4B"))
+
+
+def test_exchange_seven_not_held() -> None:
+    assert_illegal(base2(), exchange(0), "seven_not_held")  # bea holds the 7B here
+
+
+def test_exchange_not_on_lead() -> None:
+    assert_illegal(seven_log(), exchange(1), "not_on_lead")
+    assert_illegal(seven_log([play(0, "1E")]), exchange(0), "not_on_lead")
+    # bea holds the seven but ana is on lead
+    assert_illegal(base2(), exchange(1), "not_on_lead")
+
+
+def test_exchange_no_trick_won_with_option() -> None:
+    log = seven_log(exchange_requires_trick_won=True)
+    assert_illegal(log, exchange(0), "no_trick_won")
+    # precedence: no_trick_won before seven_not_held
+    assert_illegal(base2(exchange_requires_trick_won=True), exchange(0), "no_trick_won")
+    # after winning trick 0 (1E against 2E) it is allowed
+    assert_ok(with_events(log, [play(0, "1E"), play(1, "2E")]), exchange(0))
+
+
+def test_exchange_when_the_turned_card_is_the_seven() -> None:
+    log = log_of("tute-2p", [deal2(H0, "2E 4E 5E 6E 2O 4O 5O 4B", "7B", dealer=1)])
+    assert_illegal(log, exchange(0), "seven_not_held")
+    out = replayed(log)
+    assert [m for m in out["next"]["legal_moves"] if m["type"] == "exchange"] == []
+
+
+def test_exchange_twice_seven_not_held() -> None:
+    # after the exchange the seven lies under the stock: nobody holds it
+    assert_illegal(seven_log([exchange(0)]), exchange(0), "seven_not_held")
+
+
+# trump oros (bea drew the turned 4 de oros last). ana holds the 7 de oros.
+FINAL0_SEVEN = "7O 3E 1C 3C 1B 3B 1O 3O"
+FINAL0_NO_SEVEN = "1E 3E 1C 3C 1B 3B 1O 3O"
+FINAL1 = "5E 6E 12C 12O 12E 12B 7E 4O"
+
+
+def test_exchange_no_stock() -> None:
+    log = log_of("tute-2p", [exhausted_2p(FINAL0_SEVEN, FINAL1)])
+    deal = replayed(log)["deals"][0]
+    assert deal["stock_left"] == 0
+    assert len(deal["tricks"]) == 12
+    assert deal["trump"] == "O"
+    assert_illegal(log, exchange(0), "no_stock")
+
+
+def test_exchange_precedence_no_stock_before_seven_not_held() -> None:
+    log = log_of("tute-2p", [exhausted_2p(FINAL0_NO_SEVEN, FINAL1)])
+    assert_illegal(log, exchange(0), "no_stock")
+
+
+def test_exchange_precedence_not_on_lead_before_no_stock() -> None:
+    log = log_of("tute-2p", [exhausted_2p(FINAL0_SEVEN, FINAL1)])
+    assert_illegal(log, exchange(1), "not_on_lead")
+
+
+@pytest.mark.parametrize("ruleset", ["tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde"])
+def test_exchange_not_in_ruleset(ruleset: str) -> None:
+    if ruleset == "tute-4p":
+        log = four_by_suits()
+    elif ruleset == "tute-gana-pierde":
+        log = gana_pierde_4()
+    else:
+        log = three_by_chunks(ruleset)
+    assert_illegal(log, exchange(0), "not_in_ruleset")
+    assert_illegal(log, exchange(1), "not_in_ruleset")  # not on lead either
+
+
+# --- deal_over and match_over -------------------------------------------------------------
+
+
+def test_deal_over_after_a_tute() -> None:
+    log = with_events(kings_log(), [tute(0, "kings")])
+    out = replayed(log)
+    assert out["status"] == "complete"
+    assert out["match"]["over"] is False
+    # whatever comes next is refused as deal_over, before any other check
+    assert_illegal(log, play(0, "1E"), "deal_over")
+    assert_illegal(log, play(1, "2E"), "deal_over")
+    assert_illegal(log, play(1, "12O"), "deal_over")
+    assert_illegal(log, sing(0, "O"), "deal_over")
+    assert_illegal(log, tute(0, "kings"), "deal_over")
+    assert_illegal(log, exchange(1), "deal_over")
+
+
+def test_deal_over_after_the_last_trick() -> None:
+    log = finish(four_by_suits())
+    out = replayed(log)
+    deal = out["deals"][0]
+    assert deal["finished"] is True
+    assert len(deal["tricks"]) == 10
+    assert out["match"]["over"] is False
+    last_winner = deal["tricks"][-1]["winner"]
+    # nobody sings after the last trick
+    assert_illegal(log, sing(last_winner, "B"), "deal_over")
+    assert_illegal(log, play(last_winner, "1O"), "deal_over")
+
+
+def five_tute_deals() -> dict[str, Any]:
+    """tute-2p, five deals each ended by the mano's tute: seats 0, 1, 0, 1, 0 win, so seat 0
+    reaches the default match target (3) at the fifth deal."""
+    return log_of("tute-2p", [kings_deal(k % 2) for k in range(5)])
+
+
+def test_match_decided_by_tutes() -> None:
+    out = replayed(five_tute_deals())
+    assert out["status"] == "complete"
+    assert [d["outcome"]["winners"] for d in out["deals"]] == [[0], [1], [0], [1], [0]]
+    assert out["match"]["over"] is True
+    assert out["match"]["winners"] == [0]
+    assert out["match"]["losers"] == [1]
+    standings = {s["seat"]: s["deals_won"] for s in out["match"]["standings"]}
+    assert standings == {0: 3, 1: 2}
+
+
+def test_match_over_before_deal_over() -> None:
+    log = five_tute_deals()
+    # an event after the deal that ended the match: both apply, match_over is reported
+    assert_illegal(log, play(1, "2E"), "match_over")
+    assert_illegal(log, tute(0, "kings"), "match_over")
+
+
+def test_match_over_for_a_new_deal() -> None:
+    log = five_tute_deals()
+    extra = kings_deal(1)
+    out = replayed({**log, "deals": [*log["deals"], extra]})
+    assert out["status"] == "invalid"
+    assert out["illegal"]["code"] == "match_over"
+    assert out["illegal"]["deal"] == 5
+    assert out["illegal"]["event"] == 0
+    assert isinstance(out["illegal"]["message"], str) and out["illegal"]["message"]
+    assert out["deals"] == replayed(log)["deals"]
+    empty = {**extra, "events": []}
+    out = replayed({**log, "deals": [*log["deals"], empty]})
+    assert out["illegal"]["code"] == "match_over"
+    assert out["illegal"]["deal"] == 5
+
+
+def test_match_over_after_a_renuncio_with_lose_match() -> None:
+    # ana leads the 4 de oros; bea holds the 2 de oros but plays the as de copas (asistir).
+    hands = [
+        ["4O", "1O", "3O", "5O", "6O", "7O", "10O", "11O", "12O", "1E"],
+        ["2O", "1C", "2C", "3C", "4C", "5C", "6C", "7C", "10C", "11C"],
+        ["12C", "2E", "3E", "4E", "5E", "6E", "7E", "10E", "11E", "12E"],
+        ["1B", "2B", "3B", "4B", "5B", "6B", "7B", "10B", "11B", "12B"],
+    ]
+    deal = {"dealer": 3, "hands": hands, "trump_card": "12B",
+            "events": [play(0, "4O"), play(1, "1C")]}  # fmt: skip
+    log = log_of("tute-4p", [deal], options={"renuncio_penalty": "lose_match"})
+    assert [v["obligation"] for v in replayed(log)["deals"][0]["violations"]] == ["asistir"]
+    log = finish(log)
+    out = replayed(log)
+    assert out["match"]["over"] is True
+    assert out["match"]["losers"] == [1, 3]
+    nxt = {"hands": copy.deepcopy(hands), "trump_card": "12B", "dealer": 3, "events": []}
+    # a following deal is refused, and so is any event in the finished deal
+    out2 = replayed({**log, "deals": [*log["deals"], nxt]})
+    assert out2["illegal"]["code"] == "match_over"
+    assert out2["illegal"]["deal"] == 1
+    assert out2["illegal"]["event"] is None
+    assert_illegal(log, play(0, "1O"), "match_over")
+
+
+# --- an unfinished deal before the last ----------------------------------------------------
+
+
+def test_unfinished_deal_before_the_last_is_a_log_error() -> None:
+    first = deal2(H0, H1, "4B", dealer=1)
+    first["events"] = TRICK0
+    second = kings_deal(1)
+    with pytest.raises(LogError) as info:
+        arbiter.replay(log_of("tute-2p", [first, second]))
+    assert info.value.pointer == "/deals/0"
+    with pytest.raises(LogError):
+        arbiter.validate(log_of("tute-2p", [first, second]), play(1, "2E"))
+
+
+def test_unfinished_middle_deal_is_a_log_error() -> None:
+    middle = deal2(H0, H1, "4B")
+    middle["events"] = []
+    with pytest.raises(LogError) as info:
+        arbiter.replay(log_of("tute-2p", [kings_deal(0), middle, kings_deal(0)]))
+    assert info.value.pointer == "/deals/1"
+
+
+def test_unfinished_last_deal_is_in_progress() -> None:
+    last = deal2(H0, H1, "4B", dealer=1)  # ana is mano again
+    last["events"] = TRICK0
+    out = replayed(log_of("tute-2p", [kings_deal(0), last]))
+    assert out["status"] == "in_progress"
+    assert out["illegal"] is None
+    assert out["next"]["seat"] == 0
+
+
+# --- differential check: an independent judge of §8 and the precedence of API.md -----------
+
+_SUIT_LETTERS = "OCEB"
+
+
+class _Ref:
+    """A reference table for one deal: hands, stock, turn, trick, cantes (RULES.md §2, §4)."""
+
+    def __init__(self, log: dict[str, Any]) -> None:
+        self.ruleset = log["ruleset"]
+        self.options = log.get("options") or {}
+        deal = log["deals"][0]
+        self.n = len(log["players"])
+        self.hands = [set(h) for h in deal["hands"]]
+        self.stock = list(deal.get("stock", []))
+        self.trump: str | None = None  # cabrón, gana-pierde: until the first call
+        if self.stock:
+            self.trump = self.stock[-1][-1]
+        elif "trump_card" in deal:
+            self.trump = deal["trump_card"][-1]
+        self.turn = (deal["dealer"] + 1) % self.n
+        self.trick: list[tuple[int, str]] = []
+        self.last_winner = -1
+        self.sung: set[str] = set()
+        self.this_lead = 0
+        self.tricks = 0
+        self.total = sum(len(h) for h in self.hands) // self.n + len(self.stock) // self.n
+        self.over = False
+        for event in deal["events"]:
+            assert self.code(event) is None
+            self.apply(event)
+
+    def win(self) -> int:
+        led = self.trick[0][1][-1]
+        pool = [p for p in self.trick if p[1][-1] == self.trump] or [
+            p for p in self.trick if p[1][-1] == led
+        ]
+        return max(pool, key=lambda p: STRENGTH[int(p[1][:-1])])[0]
+
+    def apply(self, event: dict[str, Any]) -> None:
+        kind, seat = event["type"], event["seat"]
+        if kind == "play":
+            self.hands[seat].discard(event["card"])
+            self.trick.append((seat, event["card"]))
+            if len(self.trick) < self.n:
+                self.turn = (seat + 1) % self.n
+                return
+            winner = self.win()
+            cards = {c for _, c in self.trick}
+            if self.ruleset in ("tute-cabron", "tute-gana-pierde") and self.trump is None:
+                # the first call (rey + caballo in one trick) fixes trump for the next tricks
+                calls = [s for s in _SUIT_LETTERS if {f"11{s}", f"12{s}"} <= cards]
+                if calls:
+                    order = [c for _, c in self.trick]
+                    self.trump = min(
+                        calls, key=lambda s: max(order.index(f"11{s}"), order.index(f"12{s}"))
+                    )
+            for k in range(self.n if self.stock else 0):
+                self.hands[(winner + k) % self.n].add(self.stock.pop(0))
+            self.trick, self.turn, self.last_winner, self.this_lead = [], winner, winner, 0
+            self.tricks += 1
+            self.over = self.tricks == self.total
+        elif kind == "sing":
+            self.sung.add(event["suit"])
+            self.this_lead += 1
+        elif kind == "tute":
+            self.over = True
+        else:
+            seven = f"7{self.trump}"
+            self.hands[seat].discard(seven)
+            self.hands[seat].add(self.stock[-1])
+            self.stock[-1] = seven
+
+    def code(self, event: dict[str, Any]) -> str | None:
+        if self.over:
+            return "deal_over"
+        kind, seat = event["type"], event["seat"]
+        declared = self.ruleset in ("tute-2p", "tute-3p", "tute-4p")
+        on_lead = seat == self.turn and not self.trick
+        hand = self.hands[seat]
+        if kind == "play":
+            if seat != self.turn:
+                return "out_of_turn"
+            return None if event["card"] in hand else "card_not_in_hand"
+        if kind == "sing":
+            suit = event["suit"]
+            checks = [
+                (not declared, "not_in_ruleset"),
+                (not on_lead, "not_on_lead"),
+                (self.last_winner != seat, "no_trick_won"),
+                (self.this_lead >= self.options.get("cantes_per_trick", 1),
+                 "cante_already_declared"),
+                (suit in self.sung, "suit_already_sung"),
+                (not {f"12{suit}", f"11{suit}"} <= hand, "pair_not_held"),
+            ]  # fmt: skip
+        elif kind == "tute":
+            rank = "12" if event["of"] == "kings" else "11"
+            checks = [
+                (not declared, "not_in_ruleset"),
+                (not on_lead, "not_on_lead"),
+                (self.options.get("tute_requires_trick_won", False)
+                 and self.last_winner != seat, "no_trick_won"),
+                (not {rank + s for s in _SUIT_LETTERS} <= hand, "tute_not_held"),
+            ]  # fmt: skip
+        else:
+            checks = [
+                (self.ruleset != "tute-2p", "not_in_ruleset"),
+                (not on_lead, "not_on_lead"),
+                (not self.stock, "no_stock"),
+                (self.options.get("exchange_requires_trick_won", False)
+                 and self.last_winner != seat, "no_trick_won"),
+                (f"7{self.trump}" not in hand, "seven_not_held"),
+            ]  # fmt: skip
+        return next((code for failed, code in checks if failed), None)
+
+
+def _candidate_moves(rng: Any, ref: _Ref) -> list[dict[str, Any]]:
+    moves: list[dict[str, Any]] = []
+    pack = PACK40
+    for seat in range(ref.n):
+        held = sorted(ref.hands[seat])
+        for card in rng.sample(pack, 2) + rng.sample(held, min(2, len(held))):
+            moves.append(play(seat, card))
+        moves += [sing(seat, s) for s in _SUIT_LETTERS]
+        moves += [tute(seat, "kings"), tute(seat, "horses"), exchange(seat)]
+    return moves
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "options"),
+    [
+        ("tute-2p", 2, {}),
+        ("tute-2p", 2, {"tute_requires_trick_won": True, "exchange_requires_trick_won": True}),
+        ("tute-2p", 2, {"cantes_per_trick": 2}),
+        ("tute-3p", 3, {}),
+        ("tute-4p", 4, {"tute_requires_trick_won": True}),
+        ("tute-cabron", 3, {}),
+        ("tute-gana-pierde", 4, {}),
+    ],
+)
+def test_random_positions_against_a_reference_judge(
+    ruleset: str, players: int, options: dict[str, Any]
+) -> None:
+    rng = random.Random(f"illegal-{ruleset}-{sorted(options.items())}")
+    seen: set[str | None] = set()
+    for _ in range(14):
+        log = random_log(
+            ruleset, rng, players=players, options=options or None, declare_rate=0.6,
+            renuncio_rate=0.1, finish_last=False, stop_after=rng.randrange(0, 45),
+        )  # fmt: skip
+        ref = _Ref(log)
+        for move in _candidate_moves(rng, ref):
+            expected = ref.code(move)
+            body = arbiter.validate(log, move).to_dict()
+            assert body["code"] == expected, (move, body["message"])
+            assert (body["verdict"] == "illegal") == (expected is not None)
+            seen.add(expected)
+    assert len(seen) >= 4
