@@ -47,6 +47,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "renuncio.pisar": "Renuncio by {name} in trick {trick}: played {card}, which does not "
         "beat {winning}, while able to overtrump it; had to overtrump ({correct})",
         "illegal.match_over": "The match is already over: {name} cannot {act}.",
+        "illegal.match_over_deal": "The match is already over: no further deal can be played.",
         "illegal.deal_over": "The deal is already over: {name} cannot {act}.",
         "illegal.out_of_turn": "{name} cannot play now: it is {turn}'s turn.",
         "illegal.card_not_in_hand": "{name} does not hold {card}.",
@@ -65,7 +66,6 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "act.sing": "sing in {suit}",
         "act.tute": "declare a tute of {of}",
         "act.exchange": "exchange the seven of trumps",
-        "act.deal": "start another deal",
         "of.kings": "kings",
         "of.horses": "horses",
         "ok.play": "{name} may play {card}.",
@@ -97,6 +97,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "renuncio.pisar": "Renuncio de {name} en la baza {trick}: jugó {card}, que no supera "
         "{winning}, pudiendo pisarla; debía pisar ({correct})",
         "illegal.match_over": "La partida ya ha terminado: {name} no puede {act}.",
+        "illegal.match_over_deal": "La partida ya ha terminado: no se puede jugar otra mano.",
         "illegal.deal_over": "La mano ya ha terminado: {name} no puede {act}.",
         "illegal.out_of_turn": "{name} no puede jugar ahora: es el turno de {turn}.",
         "illegal.card_not_in_hand": "{name} no tiene {card}.",
@@ -115,7 +116,6 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "act.sing": "cantar en {suit}",
         "act.tute": "cantar tute de {of}",
         "act.exchange": "cambiar el siete de triunfo",
-        "act.deal": "empezar otra mano",
         "of.kings": "reyes",
         "of.horses": "caballos",
         "ok.play": "{name} puede jugar {card}.",

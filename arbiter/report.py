@@ -335,9 +335,7 @@ def _illegal(match: MatchState, words: Phrases) -> dict[str, Any] | None:
     }
 
 
-def _act(move: Event | None, words: Phrases) -> str:
-    if move is None:
-        return words.text("act.deal")
+def _act(move: Event, words: Phrases) -> str:
     kind, _, arg = move
     if kind == PLAY:
         return words.text("act.play", card=words.card(arg))
@@ -349,18 +347,19 @@ def _act(move: Event | None, words: Phrases) -> str:
 
 
 def _illegal_message(match: MatchState, code: str, move: Event | None, words: Phrases) -> str:
+    if move is None:  # a deal given after the end of the match
+        return words.text("illegal.match_over_deal")
     state = match.deals[-1].state if match.deals else None
-    seat = 0 if move is None else move.seat
-    arg = -1 if move is None else move.arg
+    kind, seat, arg = move
     trump = "" if state is None or state.trump_suit is None else words.suit(state.trump)
     return words.text(
         f"illegal.{code}",
-        name=words.name(seat) if move is not None else words.names(()),
+        name=words.name(seat),
         act=_act(move, words),
         turn=words.name(state.turn) if state is not None else "",
-        card=words.card(arg) if move is not None and move.kind == PLAY else "",
-        suit=words.suit(arg) if move is not None and move.kind == SING else "",
-        of=words.text(f"of.{TUTE_OF[arg]}") if move is not None and move.kind == TUTE else "",
+        card=words.card(arg) if kind == PLAY else "",
+        suit=words.suit(arg) if kind == SING else "",
+        of=words.text(f"of.{TUTE_OF[arg]}") if kind == TUTE else "",
         ruleset=match.ruleset.name,
         trump=trump,
     )
