@@ -1,7 +1,9 @@
-"""Service configuration: one frozen object read from the environment (``ARBITER_*``).
+"""Service configuration: one frozen object read from the environment.
 
-Nothing else in the package reads the environment, so tests build a :class:`Settings` with the
-values they need and pass it to :func:`arbiter.api.create_app`.
+Every field has an ``ARBITER_<NAME>`` variable, except the Redis addresses, which use the
+conventional ``REDIS_URL`` and ``REDIS_CLUSTER_URL``. Nothing else in the package reads the
+environment, so tests build a :class:`Settings` with the values they need and pass it to
+:func:`arbiter.api.create_app`.
 """
 
 from __future__ import annotations
@@ -9,7 +11,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
+
+CACHE_BACKENDS: Final = ("auto", "memory", "redis", "cluster", "off")
+
+
+class SettingsError(ValueError):
+    """A configuration the service cannot start with; the message says what to set."""
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
@@ -19,12 +27,22 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise ValueError(f"{name} must be an integer, not {raw!r}") from None
+        raise SettingsError(f"{name} must be an integer, not {raw!r}") from None
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a number, not {raw!r}") from None
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Limits and service options; every field has an ``ARBITER_<NAME>`` variable."""
+    """Limits, cache and service options."""
 
     #: largest request body accepted (413 beyond)
     max_body_bytes: int = 1024 * 1024
@@ -34,17 +52,77 @@ class Settings:
     max_name_length: int = 64
     #: log level of the service's own logger
     log_level: str = "INFO"
+    #: state cache: auto (cluster if REDIS_CLUSTER_URL, redis if REDIS_URL, else memory),
+    #: memory, redis, cluster or off
+    cache: str = "auto"
+    redis_url: str | None = None
+    redis_cluster_url: str | None = None
+    #: seconds a cached replay state lives
+    cache_ttl: int = 3600
+    #: entries of the in-process cache
+    cache_max_entries: int = 20_000
+    #: socket and connect timeout of the Redis clients, in seconds
+    cache_timeout: float = 0.1
+    #: consecutive Redis failures that open the circuit breaker, and for how long (seconds)
+    breaker_failures: int = 3
+    breaker_cooldown: float = 5.0
+    #: logs with fewer events are replayed without a cache lookup (see benchmarks/README.md)
+    cache_min_events: int = 0
+    #: secret of the state ids and of the values' tags; random per process when unset
+    state_key: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        default = cls()
-        return cls(
-            max_body_bytes=_int(env, "ARBITER_MAX_BODY_BYTES", default.max_body_bytes),
-            max_deals=_int(env, "ARBITER_MAX_DEALS", default.max_deals),
-            max_name_length=_int(env, "ARBITER_MAX_NAME_LENGTH", default.max_name_length),
-            log_level=env.get("ARBITER_LOG_LEVEL", default.log_level).upper(),
+        d = cls()
+        settings = cls(
+            max_body_bytes=_int(env, "ARBITER_MAX_BODY_BYTES", d.max_body_bytes),
+            max_deals=_int(env, "ARBITER_MAX_DEALS", d.max_deals),
+            max_name_length=_int(env, "ARBITER_MAX_NAME_LENGTH", d.max_name_length),
+            log_level=env.get("ARBITER_LOG_LEVEL", d.log_level).upper(),
+            cache=env.get("ARBITER_CACHE", d.cache).lower() or d.cache,
+            redis_url=env.get("REDIS_URL") or None,
+            redis_cluster_url=env.get("REDIS_CLUSTER_URL") or None,
+            cache_ttl=_int(env, "ARBITER_CACHE_TTL", d.cache_ttl),
+            cache_max_entries=_int(env, "ARBITER_CACHE_MAX_ENTRIES", d.cache_max_entries),
+            cache_timeout=_float(env, "ARBITER_CACHE_TIMEOUT", d.cache_timeout),
+            breaker_failures=_int(env, "ARBITER_BREAKER_FAILURES", d.breaker_failures),
+            breaker_cooldown=_float(env, "ARBITER_BREAKER_COOLDOWN", d.breaker_cooldown),
+            cache_min_events=_int(env, "ARBITER_CACHE_MIN_EVENTS", d.cache_min_events),
+            state_key=env.get("ARBITER_STATE_KEY") or None,
         )
+        settings.check()
+        return settings
+
+    @property
+    def cache_backend(self) -> str:
+        """The backend in use: memory, redis, cluster or off."""
+        if self.cache != "auto":
+            return self.cache
+        if self.redis_cluster_url:
+            return "cluster"
+        if self.redis_url:
+            return "redis"
+        return "memory"
+
+    def check(self) -> None:
+        """Refuse configurations the service cannot run with, saying what to set."""
+        if self.cache not in CACHE_BACKENDS:
+            raise SettingsError(f"ARBITER_CACHE must be one of {', '.join(CACHE_BACKENDS)}")
+        backend = self.cache_backend
+        if backend == "redis" and not self.redis_url:
+            raise SettingsError("ARBITER_CACHE=redis needs REDIS_URL")
+        if backend == "cluster" and not self.redis_cluster_url:
+            raise SettingsError("ARBITER_CACHE=cluster needs REDIS_CLUSTER_URL")
+        if backend in ("redis", "cluster") and not self.state_key:
+            raise SettingsError(
+                "a shared state cache needs ARBITER_STATE_KEY (the same secret on every "
+                "worker and replica), so that state ids and cached values can be trusted"
+            )
+        if self.cache_ttl <= 0 or self.cache_max_entries <= 0:
+            raise SettingsError("ARBITER_CACHE_TTL and ARBITER_CACHE_MAX_ENTRIES must be > 0")
 
     def with_(self, **changes: Any) -> Settings:
-        return replace(self, **changes)
+        changed = replace(self, **changes)
+        changed.check()
+        return changed

@@ -19,6 +19,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from arbiter import __version__
 from arbiter.api import errors
 from arbiter.api.metrics import Metrics
+from arbiter.cache import build_cache
 from arbiter.settings import Settings
 
 API_TITLE = "tute-arbiter"
@@ -33,6 +34,7 @@ class _Api(Api):  # type: ignore[misc]
 def create_app(settings: Settings | None = None) -> Flask:
     """A new WSGI app serving the API.md contract."""
     settings = settings or Settings.from_env()
+    settings.check()
     app = Flask("arbiter")
     app.config.update(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
@@ -52,7 +54,9 @@ def create_app(settings: Settings | None = None) -> Flask:
         },
     )
     app.extensions["arbiter.settings"] = settings
-    app.extensions["arbiter.metrics"] = Metrics()
+    metrics = Metrics()
+    app.extensions["arbiter.metrics"] = metrics
+    app.extensions["arbiter.cache"] = build_cache(settings, metrics)
     logging.getLogger("arbiter").setLevel(settings.log_level)
 
     api = _Api(app)

@@ -44,8 +44,12 @@ def replay_requests() -> dict[str, Any]:
     }
 
 
+#: What a state id looks like (real ones depend on the server's key).
+SAMPLE_STATE_ID = "3f2a9c41d0.5b1e7d0c9a8f64e2b3c1d7a9e0f24c68"
+
+
 def replay_response() -> dict[str, Any]:
-    return replay(_complete_2p()).to_dict()
+    return {**replay(_complete_2p()).to_dict(), "state_id": SAMPLE_STATE_ID}
 
 
 def scores_response() -> dict[str, Any]:
@@ -66,10 +70,10 @@ def validate_requests() -> dict[str, Any]:
         },
         "state-id": {
             "summary": "A state_id from an earlier answer, and the next move",
-            "value": {"state_id": "v1.0123456789abcdef", "move": _next_move()},
+            "value": {"state_id": SAMPLE_STATE_ID, "move": _next_move()},
         },
     }
 
 
 def validate_response() -> dict[str, Any]:
-    return validate(_unfinished_2p(), _next_move()).to_dict()
+    return {**validate(_unfinished_2p(), _next_move()).to_dict(), "state_id": SAMPLE_STATE_ID}

@@ -33,12 +33,31 @@ class Metrics:
             ("obligation",),
             registry=self.registry,
         )
+        self.cache_events = Counter(
+            "arbiter_cache_events_total",
+            "State cache lookups and faults: hit, miss, error, rejected.",
+            ("kind",),
+            registry=self.registry,
+        )
+        self.cache_latency = Histogram(
+            "arbiter_cache_lookup_seconds",
+            "Time of one round trip to the state cache.",
+            buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.25),
+            registry=self.registry,
+        )
         self.illegal = Counter(
             "arbiter_illegal_events_total",
             "Illegal events found in logs or proposed moves, by code.",
             ("code",),
             registry=self.registry,
         )
+
+    def cache_event(self, kind: str) -> None:
+        """A cache hit, miss, error or rejected entry (see :mod:`arbiter.cache.states`)."""
+        self.cache_events.labels(kind).inc()
+
+    def cache_lookup(self, seconds: float) -> None:
+        self.cache_latency.observe(seconds)
 
     def observe_request(self, method: str, endpoint: str, status: int, seconds: float) -> None:
         self.requests.labels(method, endpoint, str(status)).inc()

@@ -19,11 +19,12 @@ from arbiter.api import examples
 from arbiter.api import schemas as s
 from arbiter.api.errors import PROBLEM_JSON, Problem, marshmallow_errors
 from arbiter.api.metrics import Metrics
+from arbiter.cache import CachedReplay, StateCache
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import GameLog, parse_log
 from arbiter.engine.rulesets import RULESETS
 from arbiter.i18n import Lang, pick_lang
-from arbiter.report import Replay, Verdict, replay, validate
+from arbiter.report import Replay, Verdict, validate
 from arbiter.settings import Settings
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Adjudication of Tute games.")
@@ -65,6 +66,11 @@ def _request_body(schema: type[Schema], named_examples: dict[str, Any]) -> dict[
 def _settings() -> Settings:
     settings: Settings = current_app.extensions["arbiter.settings"]
     return settings
+
+
+def _cache() -> StateCache:
+    cache: StateCache = current_app.extensions["arbiter.cache"]
+    return cache
 
 
 def _metrics() -> Metrics:
@@ -124,13 +130,16 @@ def _lang() -> Lang:
     return pick_lang(request.headers.get("Accept-Language"))
 
 
-def _count_replay(result: Replay) -> None:
+def _replay(log: GameLog) -> CachedReplay:
+    """Replay through the state cache, counting what the replay found."""
+    cached = _cache().replay(log)
     metrics = _metrics()
-    for record in result.match.deals:
+    for record in cached.match.deals:
         for v in record.state.violations:
             metrics.renuncios.labels(v.obligation.value).inc()
-    if result.match.illegal is not None:
-        metrics.illegal.labels(result.match.illegal.code.value).inc()
+    if cached.match.illegal is not None:
+        metrics.illegal.labels(cached.match.illegal.code.value).inc()
+    return cached
 
 
 def _count_verdict(verdict: Verdict) -> None:
@@ -153,9 +162,10 @@ def _count_verdict(verdict: Verdict) -> None:
 )
 @v1.response(200, s.ReplaySchema, example=examples.replay_response())
 def post_replay() -> Response:
-    result = replay(_parse(_read_body(_LOG_SCHEMA)))
-    _count_replay(result)
-    return _json(result.to_dict(_lang()))
+    cached = _replay(_parse(_read_body(_LOG_SCHEMA)))
+    body = Replay(cached.match).to_dict(_lang())
+    body["state_id"] = cached.state_id
+    return _json(body)
 
 
 @v1.route("/scores", methods=["POST"])
@@ -167,9 +177,8 @@ def post_replay() -> Response:
 )
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
-    result = replay(_parse(_read_body(_LOG_SCHEMA)))
-    _count_replay(result)
-    return _json(result.scores_dict(_lang()))
+    cached = _replay(_parse(_read_body(_LOG_SCHEMA)))
+    return _json(Replay(cached.match).scores_dict(_lang()))
 
 
 @v1.route("/moves/validate", methods=["POST"])
@@ -185,19 +194,28 @@ def post_scores() -> Response:
 @v1.response(200, s.VerdictSchema, example=examples.validate_response())
 def post_validate() -> Response:
     body = _read_body(_VALIDATE_SCHEMA)
-    if "ruleset" not in body:
-        raise Problem(
-            409,
-            "Unknown state",
-            "This state_id is unknown or has expired; resend the full log with the move.",
-        )
-    log = _parse(body)
+    cache = _cache()
+    if "ruleset" in body:  # the full log: authoritative even when a state_id comes along
+        cached = _replay(_parse(body))
+        match, game, chain = cached.match, cached.game, cached.chain
+    else:
+        loaded = cache.load(body["state_id"])
+        if loaded is None:
+            raise Problem(
+                409,
+                "Unknown state",
+                "This state_id is unknown or has expired; resend the full log with the move.",
+            )
+        match, game, chain = loaded.match, cache.game_of(body["state_id"]), loaded.chain
     try:
-        verdict = validate(replay(log).match, body["move"])
+        verdict = validate(match, body["move"])
     except ArbiterError as err:
         raise Problem.from_arbiter_error(err) from None
     _count_verdict(verdict)
-    return _json(verdict.to_dict(_lang()))
+    answer = verdict.to_dict(_lang())
+    if verdict.legal:
+        answer["state_id"] = cache.keep_after(game, chain, verdict.after(), verdict.judgement.move)
+    return _json(answer)
 
 
 @v1.route("/rulesets", methods=["GET"])
@@ -236,10 +254,16 @@ def healthz() -> Response:
 @service.route("/readyz", methods=["GET"])
 @service.doc(summary="Ready to serve; reports the state cache")
 @service.response(
-    200, s.ReadySchema, example={"status": "ready", "cache": {"backend": "none", "reachable": True}}
+    200,
+    s.ReadySchema,
+    example={"status": "ready", "cache": {"backend": "memory", "reachable": True}},
 )
 def readyz() -> Response:
-    return _json({"status": "ready", "cache": {"backend": "none", "reachable": True}})
+    # A failing cache makes the service slower, not wrong: degraded, still ready (200).
+    cache = _cache()
+    reachable = cache.reachable()
+    status = "ready" if reachable else "degraded"
+    return _json({"status": status, "cache": {"backend": cache.backend, "reachable": reachable}})
 
 
 @service.route("/metrics", methods=["GET"])

@@ -1,0 +1,43 @@
+"""A circuit breaker: stop calling a failing cache for a while.
+
+After ``failures`` consecutive errors the breaker *opens*: calls are refused (the caller
+replays without the cache) for ``cooldown`` seconds. Then one call is let through; success
+closes the breaker, another failure opens it again at once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+
+class CircuitBreaker:
+    def __init__(
+        self, failures: int, cooldown: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._threshold = max(1, failures)
+        self._cooldown = cooldown
+        self._clock = clock
+        self._failures = 0
+        self._open_until = 0.0
+        self._lock = threading.Lock()
+
+    @property
+    def is_open(self) -> bool:
+        return self._failures >= self._threshold and self._clock() < self._open_until
+
+    def allow(self) -> bool:
+        """Whether to call the backend now."""
+        return not self.is_open
+
+    def success(self) -> None:
+        with self._lock:
+            self._failures = 0
+            self._open_until = 0.0
+
+    def failure(self) -> None:
+        with self._lock:
+            self._failures += 1
+            if self._failures >= self._threshold:
+                self._open_until = self._clock() + self._cooldown
