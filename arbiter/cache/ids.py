@@ -8,7 +8,8 @@ after one more move follows from the parent's chain value alone, without the log
 
 Canonical means parsed: lower-case codes, ``hands`` or ``deck``, the order of options — none of
 that changes an id. A state id reads ``<game>.<digest>``: *game* is a short keyed tag of the
-header, used as the Redis Cluster hash tag so that every state of one game lives in one slot.
+header and first deal, used as the Redis Cluster hash tag so that every state of one game lives
+in one slot.
 """
 
 from __future__ import annotations
@@ -82,8 +83,8 @@ class StateIds:
         )
         return hashlib.sha256(_DOMAIN + header).digest()
 
-    def game_tag(self, header_chain: bytes) -> str:
-        return self._mac(b"game" + header_chain)[:5].hex()
+    def game_tag(self, first_deal_chain: bytes) -> str:
+        return self._mac(b"game" + first_deal_chain)[:5].hex()
 
     def state_id(self, game: str, chain: bytes) -> str:
         return f"{game}.{self._mac(b'state' + chain)[:16].hex()}"
@@ -91,15 +92,19 @@ class StateIds:
     def chain(self, log: GameLog, positions: Iterable[Position] = ()) -> LogChain:
         """Walk the whole log once, keeping the chain values at ``positions``."""
         wanted = set(positions)
-        header = self.header_chain(log)
-        chain = header
+        chain = self.header_chain(log)
         at: dict[Position, bytes] = {}
+        game = ""
         for index, deal in enumerate(log.deals):
             chain = _link(chain, _setup_bytes(deal.setup))
+            if index == 0:
+                # The game is its header and first deal: two games of the same players
+                # spread over the cluster's slots.
+                game = self.game_tag(chain)
             if (index + 1, 0) in wanted:
                 at[(index + 1, 0)] = chain
             chain = self._events(chain, deal, index + 1, wanted, at)
-        return LogChain(self.game_tag(header), at, chain)
+        return LogChain(game, at, chain)
 
     def _events(
         self,

@@ -14,9 +14,11 @@ from typing import Any, Final
 
 import msgpack
 
+from arbiter.engine.match import DealRecord, MatchState
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import get_ruleset, resolve_options
 from arbiter.engine.scoring import Outcome
+from arbiter.engine.setup import DealSetup
 from arbiter.engine.state import Cante, DealState, Decisive, Exchange, Renuncio, Trick
 
 MAGIC: Final = b"TUTE"
@@ -59,8 +61,8 @@ class SnapshotError(ValueError):
     """Bytes that are not a snapshot of this engine version."""
 
 
-def encode(match: Any) -> bytes:
-    """The snapshot of a :class:`~arbiter.engine.match.MatchState` without an illegal event."""
+def encode(match: MatchState) -> bytes:
+    """The snapshot of a match state without an illegal event."""
     if match.illegal is not None:
         raise ValueError("only valid states are snapshotted")
     standing = match.standing
@@ -87,8 +89,8 @@ def encode(match: Any) -> bytes:
     return _HEADER + msgpack.packb(body, use_bin_type=True)
 
 
-def decode(data: bytes) -> Any:
-    """The :class:`~arbiter.engine.match.MatchState` a snapshot holds."""
+def decode(data: bytes) -> MatchState:
+    """The match state a snapshot holds."""
     if not data.startswith(_HEADER):
         raise SnapshotError("not a snapshot of this engine version")
     try:
@@ -131,10 +133,7 @@ def _outcome_fields(outcome: Outcome) -> list[Any]:
     return [list(outcome.winners), list(outcome.losers), outcome.reason]
 
 
-def _match_from(body: list[Any]) -> Any:
-    from arbiter.engine.match import DealRecord, MatchState
-    from arbiter.engine.setup import DealSetup
-
+def _match_from(body: list[Any]) -> MatchState:
     name, overrides, notation, players, standing_fields, deals = body
     ruleset = get_ruleset(name)
     options = resolve_options(ruleset, overrides)
