@@ -12,8 +12,9 @@ worker_class = os.environ.get("ARBITER_WORKER_CLASS", "sync")
 timeout = int(os.environ.get("ARBITER_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("ARBITER_GRACEFUL_TIMEOUT", "20"))
 keepalive = int(os.environ.get("ARBITER_KEEPALIVE", "5"))
-max_requests = int(os.environ.get("ARBITER_MAX_REQUESTS", "10000"))
-max_requests_jitter = int(os.environ.get("ARBITER_MAX_REQUESTS_JITTER", "1000"))
+# Recycling a worker drops its in-process cache: keep it rare (a safety net against leaks).
+max_requests = int(os.environ.get("ARBITER_MAX_REQUESTS", "200000"))
+max_requests_jitter = int(os.environ.get("ARBITER_MAX_REQUESTS_JITTER", "20000"))
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("ARBITER_ACCESS_LOG") or None
 errorlog = "-"

@@ -164,6 +164,9 @@ class StateCache:
     def replay(self, log: GameLog) -> CachedReplay:
         """Replay ``log``, resuming from its longest cached prefix, and keep its final state
         (and the state at the end of the deal before the last, when it was replayed)."""
+        if isinstance(self.store, NullStore):  # no cache: no ids to name, nothing to keep
+            match = advance(MatchState.for_log(log), log)
+            return CachedReplay(match, None, "", b"", None)
         events = sum(len(d.events) for d in log.deals)
         positions = lookup_positions(log) if events >= self._min_events else []
         chain = self.ids.chain(log, positions)
@@ -227,8 +230,10 @@ class StateCache:
     def game_of(state_id: str) -> str:
         return state_id.partition(".")[0]
 
-    def keep_after(self, game: str, chain: bytes, after: MatchState, move: Event) -> str:
-        """Keep the state after ``move`` and return its id."""
+    def keep_after(self, game: str, chain: bytes, after: MatchState, move: Event) -> str | None:
+        """Keep the state after ``move`` and return its id (None when the cache is off)."""
+        if isinstance(self.store, NullStore):
+            return None
         next_chain = self.ids.next_chain(chain, move)
         state_id = self.ids.state_id(game, next_chain)
         self._put({self.storage_key(state_id): self.pack(state_id, next_chain, after)})

@@ -128,8 +128,8 @@ def _parse_events(raw_events: list[object], players: int, notation: Notation) ->
     events: list[Event] = []
     append = events.append
     for j, raw in enumerate(raw_events):
-        # The hot path: a well-formed play with a canonical card code.
-        if type(raw) is dict and raw.get("type") == "play":
+        # The hot path: a play with exactly type, seat and a canonical card code.
+        if type(raw) is dict and len(raw) == 3 and raw.get("type") == "play":
             seat, code = raw.get("seat"), raw.get("card")
             if type(seat) is int and 0 <= seat < players and type(code) is str:
                 card = table.get(code)
@@ -153,6 +153,7 @@ def parse_event(raw: object, players: int, notation: Notation) -> Event:
     seat = raw.get("seat")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
         raise LogError(f"must be a seat from 0 to {players - 1}", ("seat",))
+    _check_other_fields(raw)
     try:
         if kind == "play":
             if "card" not in raw:
@@ -170,3 +171,12 @@ def parse_event(raw: object, players: int, notation: Notation) -> Event:
             raise LogError("must be kings or horses", ("of",))
         return Event(TUTE, seat, TUTE_OF.index(of))
     return Event(EXCHANGE, seat)
+
+
+def _check_other_fields(raw: Mapping[str, object]) -> None:
+    """The contract types ``card``, ``suit`` and ``of`` on every event, used or not."""
+    for name in ("card", "suit"):
+        if name in raw and not isinstance(raw[name], str):
+            raise LogError("must be a string", (name,))
+    if "of" in raw and raw["of"] not in TUTE_OF:
+        raise LogError("must be kings or horses", ("of",))

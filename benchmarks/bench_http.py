@@ -1,0 +1,706 @@
+"""HTTP throughput and latency of the shipped deployment against a bare-Flask floor.
+
+Run ``.venv/bin/python benchmarks/bench_http.py`` (``--duration 3 --profile 0`` for a quick
+look, ``--json FILE`` to keep the figures). Everything stays on 127.0.0.1 and ends within about
+``5 * (duration + warmup) + 30`` seconds.
+
+Three gunicorns are started with the shipped ``deploy/gunicorn.conf.py`` (its default worker
+count: one sync worker per CPU) on free loopback ports, with the app's defaults (no
+``ARBITER_*``/``REDIS_*`` variable of the calling shell reaches them): ``arbiter.wsgi:app``;
+the same with ``ARBITER_CACHE=off``; and ``benchmarks.bench_http:floor_app``, a bare Flask app
+with the same body limit whose one view reads the JSON body with orjson and writes it back.
+A keep-alive load generator (wrk with a Lua script when installed, else Python
+``http.client`` threads) posts, at ``--connections`` concurrent connections, for ``--duration``
+seconds after ``--warmup`` untimed seconds:
+
+* (a) ``POST /v1/replays`` with one complete tute-2p deal;
+* (b) ``POST /v1/moves/validate`` with the same deal cut in the middle plus its next move;
+* (c) the floor, with the very body of (a) (same size and shape);
+* (a0), (b0): (a) and (b) with the state cache off.
+
+(a) and (b) send the same body every time, so from the second request on the in-memory state
+cache of the shipped defaults resumes them from a stored state; (a0) and (b0) replay every
+time. Printed per case: requests/s, p50 and p99 latency, the server's CPU time per request
+(master and workers, from /proc: less sensitive than requests/s to the load generator and
+other processes sharing the CPUs), and the ratios to (c). The sync workers of the shipped
+config do not keep connections alive (gunicorn closes the connection after every response
+whatever ``keepalive`` says), so every request also pays a loopback TCP connect; the
+generators reconnect as a client would.
+
+Then ``--profile N`` requests of (a) are fed straight to the WSGI app in this process (no
+sockets, cache on and off): the time per request without a profiler, split into its pieces
+(Flask, body reading and marshmallow, log parsing, the state cache, the replay, to_dict,
+orjson) by the cumulative times of a cProfile run scaled to the unprofiled total, and the top
+cumulative entries of that profile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import http.client
+import io
+import json
+import os
+import platform
+import pstats
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from flask import Flask, Response, request
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
+HOST = "127.0.0.1"
+BOOT_TIMEOUT = 30.0
+JSON_MIME = "application/json"
+
+
+# --- the floor: bare Flask, same body limit, orjson in and out ------------------------------
+
+
+def _make_floor_app() -> Flask:
+    from arbiter.settings import Settings
+
+    app = Flask("floor")
+    app.config["MAX_CONTENT_LENGTH"] = Settings().max_body_bytes  # the shipped default
+
+    @app.post("/floor")
+    def floor() -> Response:
+        body = orjson.loads(request.get_data(cache=False))
+        return Response(orjson.dumps(body), mimetype=JSON_MIME)
+
+    return app
+
+
+floor_app = _make_floor_app()
+
+
+# --- servers ---------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _get(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection(HOST, port, timeout=5)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        conn.close()
+
+
+@contextlib.contextmanager
+def gunicorn(
+    app: str,
+    workers: int | None,
+    probe: str,
+    worker_class: str | None = None,
+    env_extra: dict[str, str] | None = None,
+) -> Iterator[Server]:
+    """A gunicorn with the shipped config serving ``app`` on a free loopback port; yields
+    it once ``probe`` answers (any status), stops it with SIGTERM on exit. The app gets
+    its defaults: no ``ARBITER_*`` or ``REDIS_*`` variable of this shell reaches it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARBITER_", "REDIS_"))}
+    env["ARBITER_LOG_LEVEL"] = "warning"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.update(env_extra or {})
+    port = _free_port()
+    argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG), "--bind", f"{HOST}:{port}"]
+    if workers is not None:
+        argv += ["--workers", str(workers)]
+    if worker_class is not None:
+        argv += ["--worker-class", worker_class]
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen([*argv, app], cwd=ROOT, env=env, stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + BOOT_TIMEOUT
+            while True:
+                if process.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError(f"gunicorn {app} exited:\n{log.read().decode()[-3000:]}")
+                with contextlib.suppress(OSError):
+                    _get(port, probe)
+                    break
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"gunicorn {app} did not answer within {BOOT_TIMEOUT} s")
+                time.sleep(0.1)
+            yield Server(port, process.pid)
+        finally:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+
+
+@dataclass(frozen=True)
+class Server:
+    port: int
+    pid: int
+
+    def workers(self) -> set[int]:
+        """The worker processes (children of the master)."""
+        children: set[int] = set()
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    if _stat_fields(int(entry))[1] == str(self.pid):
+                        children.add(int(entry))
+        return children
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the master and its workers so far, the reaped ones included (the
+        master's cutime/cstime), so that recycled workers still count."""
+        fields = _stat_fields(self.pid)
+        ticks = sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+        for pid in self.workers():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                ticks += sum(int(f) for f in _stat_fields(pid)[11:13])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat after the command name: field 4 (ppid) is [1], utime is [11]."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        return f.read().rpartition(")")[2].split()
+
+
+# --- bodies ------------------------------------------------------------------------------------
+
+
+def make_bodies(seed: int) -> dict[str, Any]:
+    """(a) a complete tute-2p deal, (b) that deal cut in the middle + its next move."""
+    import arbiter
+    from arbiter.simulate import random_log
+
+    log = random_log("tute-2p", random.Random(seed), deals=1)
+    events = log["deals"][0]["events"]
+    half = len(events) // 2
+    cut = {**log, "deals": [{**log["deals"][0], "events": events[:half]}]}
+    move = events[half]
+    verdict = arbiter.validate(cut, move).to_dict()
+    if verdict["verdict"] != "ok":
+        raise AssertionError(f"the next move of the deal is not ok: {verdict}")
+    replay_body = orjson.dumps(log)
+    return {
+        "log": log,
+        "events": len(events),
+        "replay": replay_body,
+        "replay_answer": _without_state_id(arbiter.replay(log).to_dict()),
+        "validate": orjson.dumps({**cut, "move": move}),
+        "validate_answer": _without_state_id(verdict),
+        "validate_events": half,
+    }
+
+
+def _without_state_id(answer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in answer.items() if k != "state_id"}
+
+
+def _post(port: int, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection(HOST, port, timeout=10)
+    try:
+        conn.request("POST", path, body=body, headers={"Content-Type": JSON_MIME})
+        response = conn.getresponse()
+        data = response.read()
+        headers = {k.lower(): v for k, v in response.getheaders()}
+        return response.status, headers, data
+    finally:
+        conn.close()
+
+
+# --- load generators --------------------------------------------------------------------------
+
+_WRK_SCRIPT = """
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = assert(io.open(os.getenv("BENCH_BODY_FILE"), "rb"))
+wrk.body = f:read("*a")
+f:close()
+
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_JSON {"requests": %d, "duration_us": %d, "p50_us": %d, "p90_us": %d, ' ..
+    '"p99_us": %d, "mean_us": %.1f, "max_us": %d, "errors": {"connect": %d, "read": %d, ' ..
+    '"write": %d, "status": %d, "timeout": %d}}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90),
+    latency:percentile(99), latency.mean, latency.max, e.connect, e.read, e.write, e.status,
+    e.timeout))
+end
+"""
+
+
+def run_wrk(
+    wrk: str, url: str, body: bytes, connections: int, duration: float, workdir: Path
+) -> dict[str, Any]:
+    script = workdir / "post.lua"
+    script.write_text(_WRK_SCRIPT, encoding="utf-8")
+    body_file = workdir / "body.json"
+    body_file.write_bytes(body)
+    seconds = max(1, round(duration))
+    argv = [wrk, "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "-s", str(script)]
+    env = {**os.environ, "BENCH_BODY_FILE": str(body_file)}
+    done = subprocess.run(
+        [*argv, url], capture_output=True, text=True, env=env, timeout=seconds + 60, check=True
+    )
+    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("BENCH_JSON "))
+    raw = json.loads(line.removeprefix("BENCH_JSON "))
+    seconds_run = raw["duration_us"] / 1e6
+    errors = sum(raw["errors"].values())
+    return {
+        "requests": raw["requests"],
+        "seconds": seconds_run,
+        "rps": raw["requests"] / seconds_run,
+        "p50_ms": raw["p50_us"] / 1000,
+        "p90_ms": raw["p90_us"] / 1000,
+        "p99_ms": raw["p99_us"] / 1000,
+        "mean_ms": raw["mean_us"] / 1000,
+        "max_ms": raw["max_us"] / 1000,
+        "errors": errors,
+        "error_kinds": raw["errors"],
+    }
+
+
+def run_python(
+    port: int, path: str, body: bytes, connections: int, duration: float
+) -> dict[str, Any]:
+    """``connections`` threads, each with one http.client connection (reopened when the
+    server closes it), posting ``body`` until ``duration`` has passed."""
+    latencies: list[list[float]] = [[] for _ in range(connections)]
+    errors = [0] * connections
+    start = threading.Barrier(connections + 1)
+    headers = {"Content-Type": JSON_MIME}
+    deadline = [0.0]
+
+    def loop(i: int) -> None:
+        conn = http.client.HTTPConnection(HOST, port, timeout=10)
+        mine = latencies[i]
+        start.wait()
+        clock = time.perf_counter
+        while clock() < deadline[0]:
+            t0 = clock()
+            try:
+                conn.request("POST", path, body=body, headers=headers)
+                response = conn.getresponse()
+                response.read()
+                ok = response.status == 200
+                if response.will_close:
+                    conn.close()
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                ok = False
+            mine.append(clock() - t0)
+            if not ok:
+                errors[i] += 1
+        conn.close()
+
+    threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(connections)]
+    for t in threads:
+        t.start()
+    t0 = time.perf_counter()
+    deadline[0] = t0 + duration
+    start.wait()
+    for t in threads:
+        t.join(timeout=duration + 30)
+    seconds = time.perf_counter() - t0
+    all_ms = sorted(x * 1000 for lat in latencies for x in lat)
+    n = len(all_ms)
+
+    def pct(p: float) -> float:
+        return all_ms[min(n - 1, int(p / 100 * n))] if n else float("nan")
+
+    return {
+        "requests": n,
+        "seconds": seconds,
+        "rps": n / seconds,
+        "p50_ms": pct(50),
+        "p90_ms": pct(90),
+        "p99_ms": pct(99),
+        "mean_ms": statistics.fmean(all_ms) if n else float("nan"),
+        "max_ms": all_ms[-1] if n else float("nan"),
+        "errors": sum(errors),
+        "error_kinds": {"non_200_or_io": sum(errors)},
+    }
+
+
+# --- in-process profile of (a) -----------------------------------------------------------------
+
+
+def _time_per_call(fn: Callable[[], object], n: int) -> float:
+    """µs per call of ``fn`` (median of 3 loops of ``n``), profiler off."""
+    runs = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        runs.append((time.perf_counter() - t0) / n * 1e6)
+    return statistics.median(runs)
+
+
+def wsgi_caller(app: Any, path: str, body: bytes) -> Callable[[], None]:
+    """One POST of ``body`` straight into the WSGI ``app`` (environ built once, as a server
+    would hand it over), checking the status."""
+    from werkzeug.test import EnvironBuilder
+
+    builder = EnvironBuilder(path=path, method="POST", data=body, content_type=JSON_MIME)
+    template = builder.get_environ()
+    builder.close()
+    statuses: list[str] = []
+
+    def start_response(status: str, headers: Any, exc_info: Any = None) -> None:
+        statuses.append(status)
+
+    def call() -> None:
+        environ = dict(template)
+        environ["wsgi.input"] = io.BytesIO(body)
+        chunks = app(environ, start_response)
+        b"".join(chunks)
+        if hasattr(chunks, "close"):
+            chunks.close()
+        status = statuses.pop()
+        if not status.startswith("200"):
+            raise AssertionError(f"{path}: {status}")
+
+    return call
+
+
+#: The pieces of ``POST /v1/replays`` read from the profile: (label, file, function, depth).
+#: A piece's time is the cumulative time of that function; ``depth`` nests it in the piece
+#: above. Functions the code no longer has are left out.
+_PIECES: tuple[tuple[str, str, str, int], ...] = (
+    ("view (routes.post_replay)", "arbiter/api/routes.py", "post_replay", 0),
+    ("read body: get_data, orjson.loads, marshmallow, limits", "arbiter/api/routes.py",
+     "_read_body", 1),
+    ("marshmallow Schema.validate", "marshmallow/schema.py", "validate", 2),
+    ("engine parse_log (cards, setup, events)", "arbiter/engine/log.py", "parse_log", 1),
+    ("state cache StateCache.replay", "arbiter/cache/states.py", "replay", 1),
+    ("state ids: SHA-256 chain over the log", "arbiter/cache/ids.py", "chain", 2),
+    ("lookup + HMAC check + snapshot decode", "arbiter/cache/states.py", "_resume", 2),
+    ("snapshot encode + HMAC (store)", "arbiter/cache/states.py", "pack", 2),
+    ("engine advance (the replay proper)", "arbiter/engine/match.py", "advance", 2),
+    ("Replay.to_dict", "arbiter/report.py", "to_dict", 1),
+    ("orjson.dumps + Response", "arbiter/api/routes.py", "_json", 1),
+)  # fmt: skip
+
+
+def _cumulative(stats: pstats.Stats, file: str, function: str) -> float | None:
+    """Cumulative seconds of ``function`` defined in a file ending with ``file``."""
+    suffix = file.replace("/", os.sep)
+    found = [
+        row[3]
+        for (filename, _line, name), row in stats.stats.items()  # type: ignore[attr-defined]
+        if name == function and filename.endswith(suffix)
+    ]
+    return max(found) if found else None
+
+
+def profile_replay(settings: Any, body: bytes, n: int, top: int) -> dict[str, Any]:
+    """Where one ``POST /v1/replays`` spends its time inside one worker. The request is fed
+    straight to the WSGI app (no sockets, no test client): timed without a profiler, then
+    ``n`` more under cProfile, whose cumulative times of the pieces in ``_PIECES`` are scaled
+    to the unprofiled time (an estimate: the profiler slows Python-heavy code more than C)."""
+    from arbiter.api import create_app
+
+    full = wsgi_caller(create_app(settings), "/v1/replays", body)
+    for _ in range(100):  # warm-up (and, with a cache, the first store)
+        full()
+    total = _time_per_call(full, n)
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(n):
+        full()
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    profiled = _cumulative(stats, "flask/app.py", "wsgi_app") or 0.0
+    view = _cumulative(stats, "arbiter/api/routes.py", "post_replay") or 0.0
+    scale = total / (profiled / n * 1e6) if profiled else 0.0
+    pieces: list[dict[str, Any]] = [
+        {
+            "label": "Flask outside the view (contexts, routing, hooks, smorest)",
+            "depth": 0,
+            "us": (profiled - view) / n * 1e6 * scale,
+        }
+    ]
+    for label, file, function, depth in _PIECES:
+        seconds = _cumulative(stats, file, function)
+        if seconds is not None:
+            pieces.append({"label": label, "depth": depth, "us": seconds / n * 1e6 * scale})
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats(pstats.SortKey.CUMULATIVE).print_stats(top)
+    return {
+        "requests": n,
+        "us_per_request": total,
+        "profiled_us_per_request": profiled / n * 1e6,
+        "pieces": pieces,
+        "cprofile_top": _trim_pstats(out.getvalue()),
+    }
+
+
+def profile_floor(body: bytes, n: int) -> float:
+    floor = wsgi_caller(floor_app, "/floor", body)
+    for _ in range(100):
+        floor()
+    return _time_per_call(floor, n)
+
+
+def _trim_pstats(text: str) -> str:
+    """pstats output with long site-packages paths shortened."""
+    prefixes = sorted({p for p in sys.path if p and p.endswith("site-packages")}, key=len)
+    for prefix in [*reversed(prefixes), str(ROOT)]:
+        text = text.replace(prefix + os.sep, "")
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    return "\n".join(line.rstrip() for line in lines[start:] if line.strip())
+
+
+# --- main --------------------------------------------------------------------------------------
+
+
+def _case(
+    loadgen: str,
+    wrk: str | None,
+    server: Server,
+    path: str,
+    body: bytes,
+    connections: int,
+    duration: float,
+    warmup: float,
+    workdir: Path,
+) -> dict[str, Any]:
+    def once(seconds: float) -> dict[str, Any]:
+        if loadgen == "wrk":
+            assert wrk is not None
+            url = f"http://{HOST}:{server.port}{path}"
+            return run_wrk(wrk, url, body, connections, seconds, workdir)
+        return run_python(server.port, path, body, connections, seconds)
+
+    if warmup > 0:
+        once(warmup)
+    cpu = server.cpu_seconds()
+    figures = once(duration)
+    cpu = server.cpu_seconds() - cpu
+    figures["server_cpu_s"] = cpu
+    figures["server_cpu_us_per_request"] = cpu / figures["requests"] * 1e6
+    return figures
+
+
+#: key: (label, server, path, body key)
+CASES: dict[str, tuple[str, str, str, str]] = {
+    "a": ("POST /v1/replays, complete tute-2p deal", "api", "/v1/replays", "replay"),
+    "b": ("POST /v1/moves/validate, mid-deal + move", "api", "/v1/moves/validate", "validate"),
+    "c": ("floor: bare Flask orjson echo, body of (a)", "floor", "/floor", "replay"),
+    "a0": ("(a) with ARBITER_CACHE=off", "nocache", "/v1/replays", "replay"),
+    "b0": ("(b) with ARBITER_CACHE=off", "nocache", "/v1/moves/validate", "validate"),
+}
+
+
+def _check_answers(ports: dict[str, int], bodies: dict[str, Any]) -> dict[str, str]:
+    """Every endpoint answers right before anything is timed; returns the API's headers."""
+    headers: dict[str, str] = {}
+    for server in ("api", "nocache"):
+        status, headers, data = _post(ports[server], "/v1/replays", bodies["replay"])
+        assert status == 200, data[:300]
+        assert _without_state_id(orjson.loads(data)) == bodies["replay_answer"], data[:300]
+        status, _, data = _post(ports[server], "/v1/moves/validate", bodies["validate"])
+        assert status == 200, data[:300]
+        assert _without_state_id(orjson.loads(data)) == bodies["validate_answer"], data[:300]
+    status, _, data = _post(ports["floor"], "/floor", bodies["replay"])
+    assert status == 200 and data == bodies["replay"], data[:300]
+    return headers
+
+
+def _ratio(key: str, value: float) -> str:
+    left, right = key.split("/")
+    return f"({left})/({right}) {value:.3f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds per case")
+    parser.add_argument("--warmup", type=float, default=2.0, help="untimed seconds per case")
+    parser.add_argument("--connections", type=int, default=4, help="concurrent connections")
+    parser.add_argument("--workers", type=int, default=None, help="default: the config's")
+    parser.add_argument(
+        "--worker-class", default=None, help="default: the config's (sync); e.g. gthread"
+    )
+    parser.add_argument("--loadgen", choices=("auto", "wrk", "python"), default="auto")
+    parser.add_argument(
+        "--cases", default="a,b,c,a0,b0", help=f"comma-separated, of {', '.join(CASES)}"
+    )
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--profile", type=int, default=500, help="requests profiled; 0: none")
+    parser.add_argument("--top", type=int, default=30, help="cProfile entries printed")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+
+    selected = [c.strip() for c in args.cases.split(",") if c.strip()]
+    unknown = [c for c in selected if c not in CASES]
+    if unknown or "c" not in selected:
+        parser.error(f"--cases: unknown {unknown}" if unknown else "--cases must include c")
+    wrk = shutil.which("wrk")
+    loadgen = args.loadgen
+    if loadgen == "auto":
+        loadgen = "wrk" if wrk else "python"
+    if loadgen == "wrk" and not wrk:
+        parser.error("wrk is not installed")
+
+    bodies = make_bodies(args.seed)
+    results: dict[str, Any] = {}
+    notes: list[str] = []
+    wc = args.worker_class
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        gunicorn("arbiter.wsgi:app", args.workers, "/healthz", wc) as api_port,
+        gunicorn("benchmarks.bench_http:floor_app", args.workers, "/", wc) as floor_port,
+        gunicorn(
+            "arbiter.wsgi:app", args.workers, "/healthz", wc, {"ARBITER_CACHE": "off"}
+        ) as nocache_port,
+    ):
+        servers = {"api": api_port, "floor": floor_port, "nocache": nocache_port}
+        booted = set().union(*(srv.workers() for srv in servers.values()))
+        workers = len(api_port.workers())
+        headers = _check_answers({k: srv.port for k, srv in servers.items()}, bodies)
+        if headers.get("connection", "").lower() == "close":
+            notes.append(
+                "the server closes the connection after every response (sync workers): "
+                "each request includes a loopback TCP connect"
+            )
+        for key in selected:
+            label, server, path, body_key = CASES[key]
+            body = bodies[body_key]
+            print(f"running ({key}) {label} for {args.duration:g} s ...", file=sys.stderr)
+            figures = _case(
+                loadgen,
+                wrk,
+                servers[server],
+                path,
+                body,
+                args.connections,
+                args.duration,
+                args.warmup,
+                Path(tmp),
+            )
+            results[key] = {"label": label, "path": path, "body_bytes": len(body), **figures}
+        recycled = len(set().union(*(srv.workers() for srv in servers.values())) - booted)
+        if recycled:
+            notes.append(
+                f"{recycled} worker(s) were recycled during the run (max_requests of the "
+                "config): their restarts are inside the figures, as in production"
+            )
+
+    floor_rps = results["c"]["rps"]
+    floor_cpu = results["c"]["server_cpu_us_per_request"]
+    ratios = {f"{k}/c": r["rps"] / floor_rps for k, r in results.items() if k != "c"}
+    cpu_ratios = {
+        f"{k}/c": r["server_cpu_us_per_request"] / floor_cpu for k, r in results.items() if k != "c"
+    }
+    print()
+    print(
+        f"loadgen={loadgen} connections={args.connections} duration={args.duration:g}s "
+        f"warmup={args.warmup:g}s workers={workers} ({wc or 'config'}) "
+        f"cpus={len(os.sched_getaffinity(0))} "
+        f"deal: {bodies['events']} events ((b) after {bodies['validate_events']})"
+    )
+    header = f"{'case':<48} {'body B':>7} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
+    header += f" {'srv CPU µs/req':>14} {'errors':>6}"
+    print(header)
+    print("-" * len(header))
+    for key, r in results.items():
+        name = f"({key}) {r['label']}"
+        print(
+            f"{name:<48} {r['body_bytes']:>7} {r['requests']:>9} {r['rps']:>9.1f} "
+            f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['server_cpu_us_per_request']:>14.0f} "
+            f"{r['errors']:>6}"
+        )
+    print("ratios in req/s:     " + "   ".join(_ratio(k, v) for k, v in ratios.items()))
+    print("server CPU per req:  " + "   ".join(_ratio(k, v) for k, v in cpu_ratios.items()))
+    print(
+        "note: (a) and (b) send the same body every time, so after the first request the "
+        "shipped in-memory state cache answers them from the stored state; (a0)/(b0) replay "
+        "every time"
+    )
+    for note in notes:
+        print(f"note: {note}")
+    if any(r["errors"] for r in results.values()):
+        print("WARNING: some requests failed; see error counts", file=sys.stderr)
+
+    profiles: dict[str, Any] = {}
+    if args.profile > 0:
+        from arbiter.settings import Settings
+
+        floor_us = profile_floor(bodies["replay"], args.profile)
+        for name, settings in (
+            ("cache (shipped default, memory)", Settings(cache="memory")),
+            ("cache off", Settings(cache="off")),
+        ):
+            profiles[name] = profile_replay(settings, bodies["replay"], args.profile, args.top)
+        print()
+        print(
+            f"in-process profile of (a), {args.profile} requests fed to the WSGI app "
+            f"(no sockets); the floor in the same harness: {floor_us:.0f} µs per request"
+        )
+        for name, profile in profiles.items():
+            print(f"  {name}: {profile['us_per_request']:.0f} µs per request")
+            base = profile["us_per_request"]
+            for piece in profile["pieces"]:
+                label = "  " * piece["depth"] + piece["label"]
+                us = piece["us"]
+                print(f"    {label:<60} {us:>7.1f} µs {us / base * 100:>5.1f} %")
+        first = next(iter(profiles))
+        print()
+        print(f"cProfile of (a), {first}, top {args.top} by cumulative time:")
+        print(profiles[first]["cprofile_top"])
+        profiles["floor_us_per_request"] = floor_us
+
+    if args.json is not None:
+        payload = {
+            "machine": {
+                "python": sys.version.split()[0],
+                "platform": platform.platform(),
+                "cpus": len(os.sched_getaffinity(0)),
+            },
+            "params": {
+                **{k: v for k, v in vars(args).items() if k != "json"},
+                "loadgen": loadgen,
+                "workers": workers,
+                "recycled_workers": recycled,
+                "events": bodies["events"],
+            },
+            "results": results,
+            "ratios": ratios,
+            "server_cpu_ratios": cpu_ratios,
+            "notes": notes,
+            "profile": profiles,
+        }
+        args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
