@@ -9,9 +9,11 @@ environment, so tests build a :class:`Settings` with the values they need and pa
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+T = TypeVar("T", int, float)
 
 CACHE_BACKENDS: Final = ("auto", "memory", "redis", "cluster", "off")
 
@@ -20,22 +22,12 @@ class SettingsError(ValueError):
     """A configuration the service cannot start with; the message says what to set."""
 
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
+def _number(env: Mapping[str, str], name: str, default: T, kind: Callable[[str], T]) -> T:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
     try:
-        return int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be an integer, not {raw!r}") from None
-
-
-def _float(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return float(raw)
+        return kind(raw)
     except ValueError:
         raise SettingsError(f"{name} must be a number, not {raw!r}") from None
 
@@ -76,19 +68,19 @@ class Settings:
         env = os.environ if env is None else env
         d = cls()
         settings = cls(
-            max_body_bytes=_int(env, "ARBITER_MAX_BODY_BYTES", d.max_body_bytes),
-            max_deals=_int(env, "ARBITER_MAX_DEALS", d.max_deals),
-            max_name_length=_int(env, "ARBITER_MAX_NAME_LENGTH", d.max_name_length),
+            max_body_bytes=_number(env, "ARBITER_MAX_BODY_BYTES", d.max_body_bytes, int),
+            max_deals=_number(env, "ARBITER_MAX_DEALS", d.max_deals, int),
+            max_name_length=_number(env, "ARBITER_MAX_NAME_LENGTH", d.max_name_length, int),
             log_level=env.get("ARBITER_LOG_LEVEL", d.log_level).upper(),
             cache=env.get("ARBITER_CACHE", d.cache).lower() or d.cache,
             redis_url=env.get("REDIS_URL") or None,
             redis_cluster_url=env.get("REDIS_CLUSTER_URL") or None,
-            cache_ttl=_int(env, "ARBITER_CACHE_TTL", d.cache_ttl),
-            cache_max_entries=_int(env, "ARBITER_CACHE_MAX_ENTRIES", d.cache_max_entries),
-            cache_timeout=_float(env, "ARBITER_CACHE_TIMEOUT", d.cache_timeout),
-            breaker_failures=_int(env, "ARBITER_BREAKER_FAILURES", d.breaker_failures),
-            breaker_cooldown=_float(env, "ARBITER_BREAKER_COOLDOWN", d.breaker_cooldown),
-            cache_min_events=_int(env, "ARBITER_CACHE_MIN_EVENTS", d.cache_min_events),
+            cache_ttl=_number(env, "ARBITER_CACHE_TTL", d.cache_ttl, int),
+            cache_max_entries=_number(env, "ARBITER_CACHE_MAX_ENTRIES", d.cache_max_entries, int),
+            cache_timeout=_number(env, "ARBITER_CACHE_TIMEOUT", d.cache_timeout, float),
+            breaker_failures=_number(env, "ARBITER_BREAKER_FAILURES", d.breaker_failures, int),
+            breaker_cooldown=_number(env, "ARBITER_BREAKER_COOLDOWN", d.breaker_cooldown, float),
+            cache_min_events=_number(env, "ARBITER_CACHE_MIN_EVENTS", d.cache_min_events, int),
             state_key=env.get("ARBITER_STATE_KEY") or None,
         )
         settings.check()

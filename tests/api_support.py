@@ -254,6 +254,8 @@ class _AnyStateId:
     def __repr__(self) -> str:
         return "<any state id>"
 
+    __hash__ = None  # type: ignore[assignment]  # equal to many values: not hashable
+
 
 ANY_STATE_ID = _AnyStateId()
 

@@ -28,8 +28,16 @@ class CircuitBreaker:
         return self._failures >= self._threshold and self._clock() < self._open_until
 
     def allow(self) -> bool:
-        """Whether to call the backend now."""
-        return not self.is_open
+        """Whether to call the backend now. After the cooldown exactly one caller (the probe)
+        is allowed; the breaker stays open for the others until the probe reports back."""
+        if self._failures < self._threshold:
+            return True
+        with self._lock:
+            now = self._clock()
+            if now < self._open_until:
+                return False
+            self._open_until = now + self._cooldown  # re-armed until the probe succeeds
+            return True
 
     def success(self) -> None:
         with self._lock:

@@ -19,11 +19,12 @@ from typing import Any, Protocol
 from redis import Redis
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 from redis.retry import Retry
 
-#: What a failing backend raises; anything else is a bug and propagates.
-STORE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+#: What a failing backend raises; anything else is a bug and propagates. (redis-py's
+#: RedisClusterException, "cannot be connected", is not a RedisError.)
+STORE_ERRORS: tuple[type[BaseException], ...] = (RedisError, RedisClusterException, OSError)
 
 
 class StateStore(Protocol):

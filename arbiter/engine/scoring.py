@@ -84,39 +84,44 @@ def _most_points(state: DealState, groups: Sequence[tuple[int, ...]]) -> tuple[s
     return set(), "tie"
 
 
-def _no_trick_seats(state: DealState) -> set[int]:
-    return {s for s in range(state.players) if state.tricks_won[s] == 0}
-
-
 def _tied_seats(totals: list[int]) -> set[int]:
     return {s for s, t in enumerate(totals) if totals.count(t) > 1}
+
+
+def _losers_first(state: DealState, rules: list[tuple[str, set[int]]]) -> Outcome | None:
+    """The first rule that names any seat decides: those seats lose, everyone else wins."""
+    everyone = set(range(state.players))
+    for reason, losers in rules:
+        if losers:
+            return _split(state.players, everyone - losers, reason)
+    return None
 
 
 def _cabron(state: DealState) -> Outcome:
     """Tute cabrón: who *loses* the hand, in order of precedence."""
     n, totals = state.players, state.totals()
-    everyone = set(range(n))
-    no_trick = _no_trick_seats(state)
-    if no_trick:
-        return _split(n, everyone - no_trick, "no_tricks")
-    over = {s for s in range(n) if totals[s] > 100}
-    if over:
-        return _split(n, everyone - over, "over_100")
-    tied = _tied_seats(totals)
-    if tied:
-        return _split(n, everyone - tied, "tied")
     ranked = sorted(range(n), key=totals.__getitem__)
-    middle = set(ranked[1:-1])
-    return _split(n, everyone - middle, "middle")
+    outcome = _losers_first(
+        state,
+        [
+            ("no_tricks", {s for s in range(n) if state.tricks_won[s] == 0}),
+            ("over_100", {s for s in range(n) if totals[s] > 100}),
+            ("tied", _tied_seats(totals)),
+            ("middle", set(ranked[1:-1])),
+        ],
+    )
+    assert outcome is not None  # with three players there is always a middle score
+    return outcome
 
 
 def _gana_pierde(state: DealState) -> Outcome:
     """Gana-pierde: no trick loses; else the most and the fewest points win, ties lose."""
     n, totals = state.players, state.totals()
-    everyone = set(range(n))
-    no_trick = _no_trick_seats(state)
-    if no_trick:
-        return _split(n, everyone - no_trick, "no_tricks")
+    no_trick = _losers_first(
+        state, [("no_tricks", {s for s in range(n) if state.tricks_won[s] == 0})]
+    )
+    if no_trick is not None:
+        return no_trick
     tied = _tied_seats(totals)
     extremes = {totals.index(max(totals)), totals.index(min(totals))}
     return _split(n, extremes - tied, "tied" if tied else "extremes")
