@@ -29,7 +29,8 @@ def _number(env: Mapping[str, str], name: str, default: T, kind: Callable[[str],
     try:
         return kind(raw)
     except ValueError:
-        raise SettingsError(f"{name} must be a number, not {raw!r}") from None
+        what = "an integer" if kind is int else "a number"
+        raise SettingsError(f"{name} must be {what}, not {raw!r}") from None
 
 
 @dataclass(frozen=True, slots=True)
