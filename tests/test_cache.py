@@ -984,7 +984,7 @@ def test_settings_from_env_reads_the_cache_fields() -> None:
         ({"ARBITER_CACHE": "disk"}, "ARBITER_CACHE must be one of auto, memory, redis"),
         ({"ARBITER_CACHE_TTL": "0"}, "must be > 0"),
         ({"ARBITER_CACHE_MAX_ENTRIES": "-1"}, "must be > 0"),
-        ({"ARBITER_CACHE_TTL": "soon"}, "ARBITER_CACHE_TTL must be a number, not 'soon'"),
+        ({"ARBITER_CACHE_TTL": "soon"}, "ARBITER_CACHE_TTL must be an integer, not 'soon'"),
         ({"ARBITER_BREAKER_COOLDOWN": "x"}, "ARBITER_BREAKER_COOLDOWN must be a number"),
     ],
 )
