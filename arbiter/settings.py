@@ -63,6 +63,16 @@ class Settings:
     cache_min_events: int = 0
     #: secret of the state ids and of the values' tags; random per process when unset
     state_key: str | None = None
+    #: API keys (ARBITER_API_KEYS, comma-separated); when any, /v1/ calls need one
+    api_keys: tuple[str, ...] = ()
+    #: GET /metrics: open, protected (needs an API key) or off
+    metrics: str = "open"
+    #: directory of prometheus-client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR)
+    metrics_dir: str | None = None
+    #: rate limit per API key (or client address), e.g. "600/minute"; empty: none
+    rate_limit: str = ""
+    #: one JSON object per log line (else plain text)
+    log_json: bool = True
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -83,6 +93,13 @@ class Settings:
             breaker_cooldown=_number(env, "ARBITER_BREAKER_COOLDOWN", d.breaker_cooldown, float),
             cache_min_events=_number(env, "ARBITER_CACHE_MIN_EVENTS", d.cache_min_events, int),
             state_key=env.get("ARBITER_STATE_KEY") or None,
+            api_keys=tuple(
+                k.strip() for k in env.get("ARBITER_API_KEYS", "").split(",") if k.strip()
+            ),
+            metrics=env.get("ARBITER_METRICS", d.metrics).lower(),
+            metrics_dir=env.get("PROMETHEUS_MULTIPROC_DIR") or None,
+            rate_limit=env.get("ARBITER_RATE_LIMIT", d.rate_limit).strip(),
+            log_json=env.get("ARBITER_LOG_JSON", "true").lower() not in ("0", "false", "no"),
         )
         settings.check()
         return settings
@@ -112,6 +129,10 @@ class Settings:
                 "a shared state cache needs ARBITER_STATE_KEY (the same secret on every "
                 "worker and replica), so that state ids and cached values can be trusted"
             )
+        if self.metrics not in ("open", "protected", "off"):
+            raise SettingsError("ARBITER_METRICS must be open, protected or off")
+        if self.metrics == "protected" and not self.api_keys:
+            raise SettingsError("ARBITER_METRICS=protected needs ARBITER_API_KEYS")
         if self.cache_ttl <= 0 or self.cache_max_entries <= 0:
             raise SettingsError("ARBITER_CACHE_TTL and ARBITER_CACHE_MAX_ENTRIES must be > 0")
 

@@ -19,3 +19,22 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("ARBITER_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("ARBITER_LOG_LEVEL", "info").lower()
+
+# Prometheus multiprocess mode: every worker writes its metrics to files in this directory,
+# and GET /metrics adds them up. Stale files of a previous run would be added too: wipe them.
+_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+
+
+def on_starting(server):
+    if _metrics_dir:
+        os.makedirs(_metrics_dir, exist_ok=True)
+        for name in os.listdir(_metrics_dir):
+            if name.endswith(".db"):
+                os.remove(os.path.join(_metrics_dir, name))
+
+
+def child_exit(server, worker):
+    if _metrics_dir:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -7,7 +7,6 @@ document live in ``app.extensions``.
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 from typing import Any
@@ -17,7 +16,7 @@ from flask_smorest import Api
 from flask_swagger_ui import get_swaggerui_blueprint
 
 from arbiter import __version__
-from arbiter.api import errors
+from arbiter.api import errors, limits, logs, security
 from arbiter.api.metrics import Metrics
 from arbiter.cache import build_cache
 from arbiter.settings import Settings
@@ -54,10 +53,10 @@ def create_app(settings: Settings | None = None) -> Flask:
         },
     )
     app.extensions["arbiter.settings"] = settings
-    metrics = Metrics()
+    metrics = Metrics(settings.metrics_dir)
     app.extensions["arbiter.metrics"] = metrics
     app.extensions["arbiter.cache"] = build_cache(settings, metrics)
-    logging.getLogger("arbiter").setLevel(settings.log_level)
+    logs.configure(settings.log_level, settings.log_json)
 
     api = _Api(app)
     from arbiter.api.routes import service, v1
@@ -73,6 +72,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["arbiter.spec"] = api.spec
     errors.register(app)
     _instrument(app)
+    security.install(app, settings)  # before the limiter: it names the key's bucket
+    limits.install(app, settings)
     return app
 
 
@@ -94,4 +95,12 @@ def _instrument(app: Flask) -> None:
         started: Any = g.get("started")
         elapsed = time.perf_counter() - started if started is not None else 0.0
         metrics.observe_request(request.method, endpoint, response.status_code, elapsed)
+        logs.access(
+            g.get("request_id", ""),
+            request.method,
+            request.path,
+            response.status_code,
+            elapsed,
+            g.get("ruleset"),
+        )
         return response

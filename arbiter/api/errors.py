@@ -122,6 +122,8 @@ def register(app: Flask) -> None:
         if status == 405 and err.valid_methods:  # type: ignore[attr-defined]
             headers["Allow"] = ", ".join(err.valid_methods)  # type: ignore[attr-defined]
         detail = err.description or err.name
+        if status == 429:
+            detail = f"Too many requests: the limit is {err.description}. Retry later."
         if status == 413:
             limit = app.config.get("MAX_CONTENT_LENGTH")
             detail = f"The request body is larger than the limit of {limit} bytes."

@@ -7,12 +7,18 @@ Prometheus text format on ``GET /metrics``.
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
 class Metrics:
-    def __init__(self) -> None:
+    """The service's metrics. With ``multiprocess_dir`` (gunicorn workers; prometheus-client
+    reads PROMETHEUS_MULTIPROC_DIR itself when it is imported) every worker writes its values
+    there and an export adds up all workers."""
+
+    def __init__(self, multiprocess_dir: str | None = None) -> None:
+        self.multiprocess_dir = multiprocess_dir
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "arbiter_requests_total",
@@ -64,4 +70,8 @@ class Metrics:
         self.latency.labels(method, endpoint).observe(seconds)
 
     def export(self) -> bytes:
-        return generate_latest(self.registry)
+        if self.multiprocess_dir is None:
+            return generate_latest(self.registry)
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=self.multiprocess_dir)  # type: ignore[no-untyped-call]
+        return generate_latest(registry)

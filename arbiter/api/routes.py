@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import Response, current_app, request
+from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
 from marshmallow import Schema
 
@@ -38,11 +38,13 @@ _JSON = "application/json"
 def _problems(*statuses: int) -> dict[str, Any]:
     text = {
         400: "The body is not JSON.",
+        401: "An API key is required (Authorization: Bearer or X-API-Key) and was not valid.",
         404: "Unknown ruleset or path.",
         409: "Unknown or expired state_id: resend the full log.",
         413: "The body is over the size limit.",
         415: "The body is not application/json.",
         422: "The log is malformed or a deal is not a correct deal (errors name the fields).",
+        429: "Over the rate limit of this API key or client; see Retry-After.",
     }
     return {
         str(code): {
@@ -89,6 +91,9 @@ def _read_body(schema: Schema) -> dict[str, Any]:
         raise Problem(400, "Bad Request", f"The body is not JSON: {err}") from None
     if not isinstance(body, dict):
         raise Problem.invalid([{"pointer": "", "message": "The body must be a JSON object."}])
+    ruleset = body.get("ruleset")
+    if isinstance(ruleset, str) and len(ruleset) <= 32:
+        g.ruleset = ruleset  # for the access log
     messages = schema.validate(body)
     if messages:
         raise Problem.invalid(marshmallow_errors(messages))
@@ -158,7 +163,7 @@ def _count_verdict(verdict: Verdict) -> None:
     summary="Adjudicate a game log",
     description="Replays the whole log: tricks, cantes, renuncios, scores, outcomes, the match.",
     requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
-    responses=_problems(400, 413, 415, 422),
+    responses=_problems(400, 401, 413, 415, 422, 429),
 )
 @v1.response(200, s.ReplaySchema, example=examples.replay_response())
 def post_replay() -> Response:
@@ -173,7 +178,7 @@ def post_replay() -> Response:
     summary="Score a game log",
     description="As /v1/replays, but per deal only scores, sides, outcome and violations.",
     requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
-    responses=_problems(400, 413, 415, 422),
+    responses=_problems(400, 401, 413, 415, 422, 429),
 )
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
@@ -189,7 +194,7 @@ def post_scores() -> Response:
         "returned earlier): ok, renuncio (with the obligation broken) or illegal (with a code)."
     ),
     requestBody=_request_body(s.ValidateRequestSchema, examples.validate_requests()),
-    responses=_problems(400, 409, 413, 415, 422),
+    responses=_problems(400, 401, 409, 413, 415, 422, 429),
 )
 @v1.response(200, s.VerdictSchema, example=examples.validate_response())
 def post_validate() -> Response:
@@ -219,14 +224,14 @@ def post_validate() -> Response:
 
 
 @v1.route("/rulesets", methods=["GET"])
-@v1.doc(summary="The rulesets and their options")
+@v1.doc(summary="The rulesets and their options", responses=_problems(401, 429))
 @v1.response(200, s.RulesetSchema(many=True), example=[RULESETS["tute-2p"].to_dict()])
 def get_rulesets() -> Response:
     return _json([r.to_dict() for r in RULESETS.values()])
 
 
 @v1.route("/rulesets/<string:name>", methods=["GET"])
-@v1.doc(summary="One ruleset and its options", responses=_problems(404))
+@v1.doc(summary="One ruleset and its options", responses=_problems(401, 404, 429))
 @v1.response(200, s.RulesetSchema, example=RULESETS["tute-cabron"].to_dict())
 def get_ruleset(name: str) -> Response:
     ruleset = RULESETS.get(name)

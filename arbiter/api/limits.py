@@ -1,0 +1,55 @@
+"""Rate limiting of /v1/ per API key (or per client address without keys), with flask-limiter.
+
+Counters live in the state cache's Redis (or Redis Cluster) when one is configured, so every
+worker and replica shares them; in memory otherwise. Over the limit: 429 problem+json with
+``Retry-After``.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, g, request
+from flask_limiter import Limiter
+from limits import parse_many
+
+from arbiter.settings import Settings, SettingsError
+
+
+def _bucket() -> str:
+    key_id = g.get("api_key_id")
+    return f"key:{key_id}" if key_id else f"addr:{request.remote_addr or 'unknown'}"
+
+
+def _storage_uri(settings: Settings) -> str:
+    backend = settings.cache_backend
+    if backend == "redis" and settings.redis_url:
+        return settings.redis_url
+    if backend == "cluster" and settings.redis_cluster_url:
+        return "redis+cluster://" + settings.redis_cluster_url.split("://", 1)[-1]
+    return "memory://"
+
+
+def install(app: Flask, settings: Settings) -> Limiter | None:
+    """A limiter on the /v1/ endpoints, or None when no limit is set."""
+    if not settings.rate_limit:
+        return None
+    try:
+        parse_many(settings.rate_limit)
+    except ValueError:
+        raise SettingsError(
+            f"ARBITER_RATE_LIMIT {settings.rate_limit!r} is not a limit like '600/minute'"
+        ) from None
+    return Limiter(
+        key_func=_bucket,
+        app=app,
+        storage_uri=_storage_uri(settings),
+        default_limits=[settings.rate_limit],
+        default_limits_exempt_when=_not_limited,
+        headers_enabled=True,
+        swallow_errors=True,  # a failing limiter store must not fail the requests
+        strategy="moving-window",
+    )
+
+
+def _not_limited() -> bool:
+    """Only the adjudication endpoints count (not health, metrics, docs or the contract)."""
+    return not request.path.startswith("/v1/") or request.path == "/v1/openapi.yaml"
