@@ -136,15 +136,20 @@ def _lang() -> Lang:
 
 
 def _replay(log: GameLog) -> CachedReplay:
-    """Replay through the state cache, counting what the replay found."""
+    """Replay through the state cache, counting the illegal event it stopped at."""
     cached = _cache().replay(log)
-    metrics = _metrics()
-    for record in cached.match.deals:
-        for v in record.state.violations:
-            metrics.renuncios.labels(v.obligation.value).inc()
     if cached.match.illegal is not None:
-        metrics.illegal.labels(cached.match.illegal.code.value).inc()
+        _metrics().illegal.labels(cached.match.illegal.code.value).inc()
     return cached
+
+
+def _count_renuncios(body: dict[str, Any]) -> None:
+    """Count the renuncios an adjudication reports (from the body: no deal is unpacked
+    only to be counted)."""
+    renuncios = _metrics().renuncios
+    for deal in body["deals"]:
+        for violation in deal["violations"]:
+            renuncios.labels(violation["obligation"]).inc()
 
 
 def _count_verdict(verdict: Verdict) -> None:
@@ -170,6 +175,7 @@ def post_replay() -> Response:
     cached = _replay(_parse(_read_body(_LOG_SCHEMA)))
     body = Replay(cached.match).to_dict(_lang())
     body["state_id"] = cached.state_id
+    _count_renuncios(body)
     return _json(body)
 
 
@@ -183,7 +189,9 @@ def post_replay() -> Response:
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
     cached = _replay(_parse(_read_body(_LOG_SCHEMA)))
-    return _json(Replay(cached.match).scores_dict(_lang()))
+    body = Replay(cached.match).scores_dict(_lang())
+    _count_renuncios(body)
+    return _json(body)
 
 
 @v1.route("/moves/validate", methods=["POST"])

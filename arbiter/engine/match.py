@@ -9,7 +9,7 @@ the rest of a log, so a state restored from a snapshot resumes where it stopped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import NamedTuple
 
 from arbiter.engine.cards import Notation
@@ -30,10 +30,34 @@ class Illegal(NamedTuple):
     move: Event | None
 
 
-@dataclass(slots=True)
 class DealRecord:
-    state: DealState
-    outcome: Outcome | None = None
+    """A deal of the match: its state and, once finished, its outcome.
+
+    A finished deal restored from a snapshot keeps its packed bytes and is unpacked only when
+    someone looks at it: judging the next move never does, and re-encoding reuses the bytes.
+    Finished deals never change, so copies of a match share their records.
+    """
+
+    __slots__ = ("_state", "_unpack", "outcome", "packed")
+
+    def __init__(
+        self,
+        state: DealState | None,
+        outcome: Outcome | None = None,
+        packed: bytes | None = None,
+        unpack: Callable[[bytes], DealState] | None = None,
+    ) -> None:
+        self._state = state
+        self.outcome = outcome
+        self.packed = packed
+        self._unpack = unpack
+
+    @property
+    def state(self) -> DealState:
+        if self._state is None:
+            assert self.packed is not None and self._unpack is not None
+            self._state = self._unpack(self.packed)
+        return self._state
 
 
 class MatchState:
@@ -80,7 +104,9 @@ class MatchState:
 
     def copy(self) -> MatchState:
         other = MatchState(self.ruleset, self.options, self.notation, self.players)
-        other.deals = [DealRecord(r.state.copy(), r.outcome) for r in self.deals]
+        other.deals = [
+            r if r.outcome is not None else DealRecord(r.state.copy()) for r in self.deals
+        ]
         standing = other.standing
         standing.deals_won = self.standing.deals_won.copy()
         standing.loser_points = self.standing.loser_points.copy()

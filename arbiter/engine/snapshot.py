@@ -1,7 +1,9 @@
 """Snapshots: a compact, versioned byte encoding of a :class:`MatchState` (never pickle).
 
 Layout: the 4-byte magic ``b"TUTE"``, one byte :data:`SNAPSHOT_VERSION`, then a MessagePack
-array of plain ints, strings, lists and maps. Decoding rebuilds exactly the state that was
+array of plain ints, strings, lists and maps. Each deal is packed in a nested MessagePack blob:
+a finished deal is unpacked only when it is looked at, and re-encoded as the same bytes, so
+resuming a long match costs only its current deal. Decoding rebuilds exactly the state that was
 encoded (``encode(decode(b)) == b``), so a replay can resume from it. Anything that does not
 decode — wrong magic, another version, a truncated or altered body — raises
 :class:`SnapshotError`; callers treat that as a cache miss. Only states without an illegal
@@ -16,13 +18,13 @@ import msgpack
 
 from arbiter.engine.match import DealRecord, MatchState
 from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import get_ruleset, resolve_options
+from arbiter.engine.rulesets import Options, Ruleset, get_ruleset, resolve_options
 from arbiter.engine.scoring import Outcome
 from arbiter.engine.setup import DealSetup
 from arbiter.engine.state import Cante, DealState, Decisive, Exchange, Renuncio, Trick
 
 MAGIC: Final = b"TUTE"
-SNAPSHOT_VERSION: Final = 1
+SNAPSHOT_VERSION: Final = 2
 _HEADER: Final = MAGIC + bytes([SNAPSHOT_VERSION])
 
 # DealState slots that are stored; the others follow from the ruleset and options.
@@ -75,7 +77,10 @@ def encode(match: MatchState) -> bytes:
         list(standing.losers),
     ]
     deals = [
-        [_deal_fields(r.state), None if r.outcome is None else _outcome_fields(r.outcome)]
+        [
+            _packed_deal(r),
+            None if r.outcome is None else _outcome_fields(r.outcome),
+        ]
         for r in match.deals
     ]
     body = [
@@ -100,6 +105,14 @@ def decode(data: bytes) -> MatchState:
         raise
     except Exception as err:  # any corruption of the body is the same miss to the caller
         raise SnapshotError(f"corrupt snapshot: {type(err).__name__}") from None
+
+
+def _packed_deal(record: DealRecord) -> bytes:
+    # A finished deal's bytes never change: reuse them when the record came from a snapshot.
+    if record.outcome is not None and record.packed is not None:
+        return record.packed
+    packed: bytes = msgpack.packb(_deal_fields(record.state), use_bin_type=True)
+    return packed
 
 
 def _deal_fields(state: DealState) -> list[Any]:
@@ -144,26 +157,39 @@ def _match_from(body: list[Any]) -> MatchState:
     standing.over = over
     standing.winners, standing.losers = tuple(winners), tuple(losers)
     n = len(players)
-    for fields, outcome in deals:
-        values = dict(zip(_STORED, fields, strict=True))
-        state = DealState(ruleset, options, n, DealSetup(values["dealer"], (0,) * n, (), None))
-        values["trick"] = [tuple(p) for p in values["trick"]]
-        values["tricks"] = [
-            Trick(t[0], tuple(tuple(p) for p in t[1]), t[2], t[3], tuple(tuple(d) for d in t[4]))
-            for t in values["tricks"]
-        ]
-        values["violations"] = [
-            Renuncio(v[0], v[1], v[2], Obligation(v[3]), v[4], v[5], v[6], v[7])
-            for v in values["violations"]
-        ]
-        values["cantes"] = [Cante(*c) for c in values["cantes"]]
-        values["exchanges"] = [Exchange(*e) for e in values["exchanges"]]
-        decisive = values["decisive"]
-        values["decisive"] = None if decisive is None else Decisive(*decisive)
-        for key, value in values.items():
-            setattr(state, key, value)
-        for _, card in state.trick:
-            state.trick_mask |= 1 << card
-        out = None if outcome is None else Outcome(tuple(outcome[0]), tuple(outcome[1]), outcome[2])
-        match.deals.append(DealRecord(state, out))
+
+    def unpack(packed: bytes) -> DealState:
+        return _deal_from(msgpack.unpackb(packed, raw=False), ruleset, options, n)
+
+    for packed, outcome in deals:
+        if not isinstance(packed, bytes):
+            raise SnapshotError("corrupt snapshot: a deal is not packed")
+        if outcome is None:
+            match.deals.append(DealRecord(unpack(packed)))
+        else:
+            finished = Outcome(tuple(outcome[0]), tuple(outcome[1]), outcome[2])
+            match.deals.append(DealRecord(None, finished, packed, unpack))
     return match
+
+
+def _deal_from(fields: list[Any], ruleset: Ruleset, options: Options, n: int) -> DealState:
+    values = dict(zip(_STORED, fields, strict=True))
+    state = DealState(ruleset, options, n, DealSetup(values["dealer"], (0,) * n, (), None))
+    values["trick"] = [tuple(p) for p in values["trick"]]
+    values["tricks"] = [
+        Trick(t[0], tuple(tuple(p) for p in t[1]), t[2], t[3], tuple(tuple(d) for d in t[4]))
+        for t in values["tricks"]
+    ]
+    values["violations"] = [
+        Renuncio(v[0], v[1], v[2], Obligation(v[3]), v[4], v[5], v[6], v[7])
+        for v in values["violations"]
+    ]
+    values["cantes"] = [Cante(*c) for c in values["cantes"]]
+    values["exchanges"] = [Exchange(*e) for e in values["exchanges"]]
+    decisive = values["decisive"]
+    values["decisive"] = None if decisive is None else Decisive(*decisive)
+    for key, value in values.items():
+        setattr(state, key, value)
+    for _, card in state.trick:
+        state.trick_mask |= 1 << card
+    return state
