@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import msgpack
 
+from arbiter.engine.cards import FULL_PACK
 from arbiter.engine.match import DealRecord, MatchState
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import Options, Ruleset, get_ruleset, resolve_options
@@ -192,4 +193,6 @@ def _deal_from(fields: list[Any], ruleset: Ruleset, options: Options, n: int) ->
         setattr(state, key, value)
     for _, card in state.trick:
         state.trick_mask |= 1 << card
+    if not all(0 <= mask <= FULL_PACK for mask in (*state.hands, *state.won)):
+        raise SnapshotError("corrupt snapshot: a hand is not a set of cards")
     return state
