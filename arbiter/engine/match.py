@@ -151,8 +151,9 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
         state = record.state
         events = deal.events
         start = state.events_applied
+        apply = state.apply
         for j, move in enumerate(events[start:] if start else events, start):
-            code = state.apply(move, j)
+            code = apply(move, j)
             if code is not None:
                 # An event after the end of the deal that ended the match is match_over.
                 if code is IllegalCode.DEAL_OVER and match.standing.over:

@@ -9,6 +9,7 @@ before any of these. Three match systems: first to N deals won, loser points, to
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import NamedTuple
 
 from arbiter.engine.rulesets import Options, Ruleset
@@ -23,11 +24,14 @@ class Outcome(NamedTuple):
     reason: str
 
 
-def sides(ruleset: Ruleset, players: int) -> list[tuple[int, ...]]:
+def sides(ruleset: Ruleset, players: int) -> tuple[tuple[int, ...], ...]:
     """The groups that share points and outcomes: pairs 0+2 and 1+3, or each seat alone."""
-    if ruleset.pairs:
-        return [(0, 2), (1, 3)]
-    return [(s,) for s in range(players)]
+    return _sides(ruleset.pairs, players)
+
+
+@cache
+def _sides(pairs: bool, players: int) -> tuple[tuple[int, ...], ...]:
+    return ((0, 2), (1, 3)) if pairs else tuple((s,) for s in range(players))
 
 
 def side_of(ruleset: Ruleset, seat: int) -> tuple[int, ...]:
@@ -35,7 +39,7 @@ def side_of(ruleset: Ruleset, seat: int) -> tuple[int, ...]:
 
 
 def _split(players: int, winners: set[int], reason: str) -> Outcome:
-    losers = tuple(s for s in range(players) if s not in winners)
+    losers = tuple([s for s in range(players) if s not in winners])
     return Outcome(tuple(sorted(winners)), losers, reason)
 
 
@@ -71,7 +75,7 @@ def _most_points(state: DealState, groups: Sequence[tuple[int, ...]]) -> tuple[s
     """The group with the most points (reason ``points``), a tie broken by the last trick
     (``last_trick``), or an empty set for an unbroken tie (``tie``)."""
     totals = state.totals()
-    group_totals = [sum(totals[s] for s in g) for g in groups]
+    group_totals = [sum([totals[s] for s in g]) for g in groups]
     top = max(group_totals)
     leaders = [g for g, t in zip(groups, group_totals, strict=True) if t == top]
     if len(leaders) == 1:
