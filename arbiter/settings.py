@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, TypeVar
 
+from limits import parse_many
+
 T = TypeVar("T", int, float)
 
 CACHE_BACKENDS: Final = ("auto", "memory", "redis", "cluster", "off")
@@ -133,6 +135,13 @@ class Settings:
             raise SettingsError("ARBITER_METRICS must be open, protected or off")
         if self.metrics == "protected" and not self.api_keys:
             raise SettingsError("ARBITER_METRICS=protected needs ARBITER_API_KEYS")
+        if self.rate_limit:
+            try:
+                parse_many(self.rate_limit)
+            except ValueError:
+                raise SettingsError(
+                    f"ARBITER_RATE_LIMIT {self.rate_limit!r} is not a limit like '600/minute'"
+                ) from None
         if self.cache_ttl <= 0 or self.cache_max_entries <= 0:
             raise SettingsError("ARBITER_CACHE_TTL and ARBITER_CACHE_MAX_ENTRIES must be > 0")
 

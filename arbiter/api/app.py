@@ -59,6 +59,11 @@ def create_app(settings: Settings | None = None) -> Flask:
     logs.configure(settings.log_level, settings.log_json)
 
     api = _Api(app)
+    # API keys are optional (ARBITER_API_KEYS): operations accept no key, a bearer or a header.
+    api.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    api.spec.components.security_scheme(
+        "apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"}
+    )
     from arbiter.api.routes import service, v1
 
     api.register_blueprint(v1)

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from flask import Flask, g, request
 from flask_limiter import Limiter
-from limits import parse_many
 
-from arbiter.settings import Settings, SettingsError
+from arbiter.settings import Settings
 
 
 def _bucket() -> str:
@@ -32,18 +31,13 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
     """A limiter on the /v1/ endpoints, or None when no limit is set."""
     if not settings.rate_limit:
         return None
-    try:
-        parse_many(settings.rate_limit)
-    except ValueError:
-        raise SettingsError(
-            f"ARBITER_RATE_LIMIT {settings.rate_limit!r} is not a limit like '600/minute'"
-        ) from None
     return Limiter(
         key_func=_bucket,
         app=app,
         storage_uri=_storage_uri(settings),
-        default_limits=[settings.rate_limit],
-        default_limits_exempt_when=_not_limited,
+        # One bucket for all of /v1/ (default_limits would keep one per endpoint).
+        application_limits=[settings.rate_limit],
+        application_limits_exempt_when=_not_limited,
         headers_enabled=True,
         swallow_errors=True,  # a failing limiter store must not fail the requests
         strategy="moving-window",

@@ -35,11 +35,15 @@ _VALIDATE_SCHEMA = s.ValidateRequestSchema()
 _JSON = "application/json"
 
 
+#: Keys are optional (ARBITER_API_KEYS): no key, a bearer token or the X-API-Key header.
+_SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}, {"apiKey": []}]
+
+
 def _problems(*statuses: int) -> dict[str, Any]:
     text = {
         400: "The body is not JSON.",
         401: "An API key is required (Authorization: Bearer or X-API-Key) and was not valid.",
-        404: "Unknown ruleset or path.",
+        404: "Unknown ruleset or path (or metrics turned off).",
         409: "Unknown or expired state_id: resend the full log.",
         413: "The body is over the size limit.",
         415: "The body is not application/json.",
@@ -167,6 +171,7 @@ def _count_verdict(verdict: Verdict) -> None:
 @v1.doc(
     summary="Adjudicate a game log",
     description="Replays the whole log: tricks, cantes, renuncios, scores, outcomes, the match.",
+    security=_SECURITY,
     requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
     responses=_problems(400, 401, 413, 415, 422, 429),
 )
@@ -183,6 +188,7 @@ def post_replay() -> Response:
 @v1.doc(
     summary="Score a game log",
     description="As /v1/replays, but per deal only scores, sides, outcome and violations.",
+    security=_SECURITY,
     requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
     responses=_problems(400, 401, 413, 415, 422, 429),
 )
@@ -201,6 +207,7 @@ def post_scores() -> Response:
         "Judges one move at the end of a log whose last deal is unfinished (or at a state_id "
         "returned earlier): ok, renuncio (with the obligation broken) or illegal (with a code)."
     ),
+    security=_SECURITY,
     requestBody=_request_body(s.ValidateRequestSchema, examples.validate_requests()),
     responses=_problems(400, 401, 409, 413, 415, 422, 429),
 )
@@ -232,14 +239,18 @@ def post_validate() -> Response:
 
 
 @v1.route("/rulesets", methods=["GET"])
-@v1.doc(summary="The rulesets and their options", responses=_problems(401, 429))
+@v1.doc(summary="The rulesets and their options", security=_SECURITY, responses=_problems(401, 429))
 @v1.response(200, s.RulesetSchema(many=True), example=[RULESETS["tute-2p"].to_dict()])
 def get_rulesets() -> Response:
     return _json([r.to_dict() for r in RULESETS.values()])
 
 
 @v1.route("/rulesets/<string:name>", methods=["GET"])
-@v1.doc(summary="One ruleset and its options", responses=_problems(401, 404, 429))
+@v1.doc(
+    summary="One ruleset and its options",
+    security=_SECURITY,
+    responses=_problems(401, 404, 429),
+)
 @v1.response(200, s.RulesetSchema, example=RULESETS["tute-cabron"].to_dict())
 def get_ruleset(name: str) -> Response:
     ruleset = RULESETS.get(name)
@@ -282,11 +293,14 @@ def readyz() -> Response:
 @service.route("/metrics", methods=["GET"])
 @service.doc(
     summary="Prometheus metrics",
+    description="ARBITER_METRICS=protected asks for an API key (401); =off answers 404.",
+    security=_SECURITY,
     responses={
         "200": {
             "description": "Prometheus text format",
             "content": {"text/plain": {"example": _METRICS_EXAMPLE}},
-        }
+        },
+        **_problems(401, 404),
     },
 )
 def metrics() -> Response:

@@ -1,0 +1,501 @@
+"""Operations of the shipped deployment over real HTTP: gunicorn with ``deploy/gunicorn.conf.py``.
+
+Each gunicorn is configured the way a process manager would, through the environment the
+config reads (``ARBITER_BIND`` on a free 127.0.0.1 port, ``ARBITER_WORKERS``,
+``ARBITER_WORKER_CLASS``, ``ARBITER_GRACEFUL_TIMEOUT``, ``PROMETHEUS_MULTIPROC_DIR``; the
+config has no variable for gthread's thread count, so ``GUNICORN_CMD_ARGS=--threads 4``), with
+nothing of the calling shell's ``ARBITER_*``/``REDIS_*``; it is always stopped at teardown.
+
+- Prometheus multiprocess mode: two sync workers write their counters to files of
+  ``PROMETHEUS_MULTIPROC_DIR`` (stale files of an earlier run are wiped at start); requests on
+  fresh connections spread over both workers, which the per-process files show, and every
+  scrape, whichever worker answers it, adds them up to exactly the number sent, also after a
+  worker has been killed and replaced.
+- Graceful shutdown: a request whose body is still arriving when the master gets SIGTERM is
+  answered in full, and the master then exits 0 within the graceful timeout (sync and gthread).
+- JSON access logs: one JSON line per request on gunicorn's stderr, with request id, method,
+  path, status, duration and ruleset, and no player names.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from prometheus_client.mmap_dict import MmapedDict, mmap_key
+
+import arbiter
+from arbiter.simulate import random_log
+from tests.api_support import metric_value, padded_body
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
+HOST = "127.0.0.1"
+BOOT_TIMEOUT = 30.0
+STOP_TIMEOUT = 40.0
+GRACEFUL_TIMEOUT = 8  # seconds, for the shutdown tests (the shipped default is 20)
+
+SCORES = {"method": "POST", "endpoint": "/v1/scores", "status": "200"}
+PLAYERS = ["Wenceslao Quintanilla", "Eulalia Barrenechea"]
+LOG = {**random_log("tute-2p", random.Random(21), renuncio_rate=0.1), "players": PLAYERS}
+
+
+@dataclass
+class Gunicorn:
+    port: int
+    process: subprocess.Popen[bytes]
+    stderr: Path
+
+    def output(self) -> str:
+        return self.stderr.read_text(errors="replace")
+
+    def workers(self) -> set[int]:
+        """The pids of the master's children (its workers), from /proc."""
+        pid = self.process.pid
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except FileNotFoundError:
+            return set()
+        return {int(c) for c in children}
+
+    def wait_workers(self, count: int, timeout: float = 15.0) -> set[int]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pids = self.workers()
+            if len(pids) == count:
+                return pids
+            time.sleep(0.05)
+        raise TimeoutError(f"gunicorn did not get to {count} workers: {self.workers()}")
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def request(
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """One request on a fresh connection."""
+    conn = http.client.HTTPConnection(HOST, port, timeout=15)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        data = response.read()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, data
+    finally:
+        conn.close()
+
+
+def post_json(port: int, path: str, payload: Any, **headers: str) -> tuple[int, bytes]:
+    status, _, data = request(
+        port,
+        "POST",
+        path,
+        orjson.dumps(payload),
+        {"Content-Type": "application/json", **headers},
+    )
+    return status, data
+
+
+def _stop(server: Gunicorn) -> int:
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+    try:
+        return server.process.wait(timeout=STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait(timeout=10)
+        raise
+
+
+def start(workdir: Path, **env_changes: str) -> Gunicorn:
+    """gunicorn with the shipped config and ``env_changes``, answering /healthz."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ARBITER_", "REDIS_", "PROMETHEUS_", "GUNICORN_"))
+    }
+    env.update({"ARBITER_LOG_LEVEL": "info", "ARBITER_WORKERS": "2", **env_changes})
+    stderr = workdir / f"gunicorn-{uuid.uuid4().hex[:8]}.err"
+    for _attempt in range(3):  # the free port may be taken between the probe and the bind
+        port = _free_port()
+        env["ARBITER_BIND"] = f"{HOST}:{port}"
+        argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG), "arbiter.wsgi:app"]
+        with stderr.open("wb") as err:
+            process = subprocess.Popen(
+                argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err
+            )
+        server = Gunicorn(port, process, stderr)
+        try:
+            _wait_healthy(server)
+            return server
+        except RuntimeError:
+            _stop(server)
+            if "in use" not in server.output():
+                raise RuntimeError(f"gunicorn failed to boot:\n{server.output()[-3000:]}") from None
+        except BaseException:
+            _stop(server)
+            raise
+    raise RuntimeError("no free loopback port for gunicorn after 3 attempts")
+
+
+def _wait_healthy(server: Gunicorn) -> None:
+    deadline = time.monotonic() + BOOT_TIMEOUT
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {server.process.returncode}")
+        try:
+            if request(server.port, "GET", "/healthz")[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"gunicorn did not answer /healthz within {BOOT_TIMEOUT} s")
+
+
+# --- Prometheus multiprocess mode -------------------------------------------------------------
+
+STALE_PID = 4_000_000  # above any pid_max: no worker of this run has it
+STALE_COUNT = 1000.0
+
+
+def _plant_stale_file(metrics_dir: Path) -> Path:
+    """A counter file as a worker of an earlier run would have left it."""
+    path = metrics_dir / f"counter_{STALE_PID}.db"
+    stale = MmapedDict(str(path))
+    key = mmap_key(
+        "arbiter_requests",
+        "arbiter_requests_total",
+        ["method", "endpoint", "status"],
+        [SCORES["method"], SCORES["endpoint"], SCORES["status"]],
+        "HTTP requests answered.",
+    )
+    stale.write_value(key, STALE_COUNT, time.time())
+    stale.close()
+    return path
+
+
+@dataclass
+class MetricsServer:
+    server: Gunicorn
+    metrics_dir: Path
+    stale_file: Path
+
+
+@pytest.fixture(scope="module")
+def metrics_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MetricsServer]:
+    workdir = tmp_path_factory.mktemp("operations-live")
+    metrics_dir = workdir / "prometheus"
+    metrics_dir.mkdir()
+    stale = _plant_stale_file(metrics_dir)
+    server = start(workdir, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
+    try:
+        yield MetricsServer(server, metrics_dir, stale)
+    finally:
+        status = _stop(server)
+    assert status == 0, f"gunicorn exited with {status}:\n{server.output()[-3000:]}"
+
+
+def per_process_counts(metrics_dir: Path, **labels: str) -> dict[int, float]:
+    """``arbiter_requests_total{labels}`` as each process wrote it in its own file."""
+    out: dict[int, float] = {}
+    for path in metrics_dir.glob("counter_*.db"):
+        pid = int(path.stem.split("_")[1])
+        for key, value, _ts, _pos in MmapedDict.read_all_values_from_file(str(path)):
+            _metric, name, key_labels, _help = json.loads(key)
+            if name == "arbiter_requests_total" and key_labels == labels:
+                out[pid] = out.get(pid, 0.0) + value
+    return out
+
+
+def scrape(port: int) -> str:
+    status, headers, data = request(port, "GET", "/metrics")
+    assert status == 200
+    assert headers["content-type"].startswith("text/plain")
+    return data.decode()
+
+
+def test_stale_files_are_wiped_at_start(metrics_server: MetricsServer) -> None:
+    assert not metrics_server.stale_file.exists()
+    assert metric_value(scrape(metrics_server.server.port), "arbiter_requests_total", **SCORES) < (
+        STALE_COUNT
+    )
+
+
+def test_counts_of_both_workers_add_up(metrics_server: MetricsServer) -> None:
+    server = metrics_server.server
+    workers = server.wait_workers(2)
+    before = metric_value(scrape(server.port), "arbiter_requests_total", **SCORES)
+    before_per_pid = per_process_counts(metrics_server.metrics_dir, **SCORES)
+    assert sum(before_per_pid.values()) == before
+
+    def served() -> dict[int, float]:
+        """What each process has answered since the start of this test."""
+        now = per_process_counts(metrics_server.metrics_dir, **SCORES)
+        delta = {pid: n - before_per_pid.get(pid, 0.0) for pid, n in now.items()}
+        return {pid: n for pid, n in delta.items() if n > 0}
+
+    sent = 0
+    lock = threading.Lock()
+    failures: list[str] = []
+
+    def client(requests: int) -> None:
+        nonlocal sent
+        for _ in range(requests):
+            status, data = post_json(server.port, "/v1/scores", LOG)
+            with lock:
+                sent += 1
+                if status != 200:
+                    failures.append(f"{status} {data[:200]!r}")
+
+    # Concurrent clients, each request on a fresh connection: while one worker is busy the
+    # other accepts. Batches until both workers have answered some (bounded).
+    for _batch in range(10):
+        threads = [threading.Thread(target=client, args=(10,)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        if len(served()) == 2:
+            break
+    assert not failures, failures[:3]
+    by_pid = served()
+    assert set(by_pid) == workers, (by_pid, workers)  # spread over both, nobody else
+    assert sum(by_pid.values()) == sent
+    for _ in range(6):  # whichever worker answers the scrape, the same total
+        text = scrape(server.port)
+        assert metric_value(text, "arbiter_requests_total", **SCORES) == before + sent
+        count = metric_value(
+            text,
+            "arbiter_request_duration_seconds_count",
+            method="POST",
+            endpoint="/v1/scores",
+        )
+        assert count == before + sent
+
+
+def _series(text: str) -> dict[str, float]:
+    """Every arbiter_requests_total sample of /v1/ endpoints, by its line's labels."""
+    out = {}
+    for line in text.splitlines():
+        match = re.match(r'(arbiter_requests_total\{[^}]*endpoint="/v1/[^}]*\}) (\S+)$', line)
+        if match:
+            out[match.group(1)] = float(match.group(2))
+    return out
+
+
+def test_counts_survive_a_killed_worker(metrics_server: MetricsServer) -> None:
+    server = metrics_server.server
+    for _ in range(6):
+        assert post_json(server.port, "/v1/scores", LOG)[0] == 200
+    workers = server.wait_workers(2)
+    before = _series(scrape(server.port))
+    assert before
+    victim = min(workers)
+    files = {p.name for p in metrics_server.metrics_dir.glob(f"*_{victim}.db")}
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        now = server.workers()
+        if len(now) == 2 and victim not in now:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"gunicorn did not replace worker {victim}: {server.workers()}")
+    # the dead worker's counters stay and are still added up
+    assert files <= {p.name for p in metrics_server.metrics_dir.glob(f"*_{victim}.db")}
+    after = _series(scrape(server.port))
+    assert after == before
+    for _ in range(4):
+        assert post_json(server.port, "/v1/scores", LOG)[0] == 200
+    text = scrape(server.port)
+    key = next(k for k in before if 'endpoint="/v1/scores"' in k and 'status="200"' in k)
+    assert _series(text)[key] == before[key] + 4
+
+
+# --- JSON access logs ---------------------------------------------------------------------------
+
+
+def _access_lines(server: Gunicorn, wanted: set[str], timeout: float = 5.0) -> list[Any]:
+    """The JSON access lines of stderr whose request id is in ``wanted`` (waits, bounded, for
+    the lines a worker writes just after its answer)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = []
+        for raw in server.output().splitlines():
+            if not raw.startswith("{"):
+                continue
+            line = json.loads(raw)  # every line that looks like JSON is one whole JSON object
+            if line.get("logger") == "arbiter.access" and line.get("request_id") in wanted:
+                lines.append(line)
+        if {line["request_id"] for line in lines} == wanted or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
+
+
+def test_one_json_access_line_per_request(metrics_server: MetricsServer) -> None:
+    server = metrics_server.server
+    port = server.port
+    mid = {**random_log("tute-2p", random.Random(5), finish_last=False, stop_after=9)}
+    mid["players"] = PLAYERS
+    move = arbiter.replay(mid).to_dict()["next"]["legal_moves"][0]
+    tag = uuid.uuid4().hex[:8]
+    sent: list[tuple[str, str, str, Any, int, str | None]] = [
+        (f"{tag}-0", "POST", "/v1/replays", LOG, 200, "tute-2p"),
+        (f"{tag}-1", "POST", "/v1/moves/validate", {**mid, "move": move}, 200, "tute-2p"),
+        (f"{tag}-2", "POST", "/v1/replays", {**LOG, "deals": "x"}, 422, "tute-2p"),
+        (f"{tag}-3", "GET", "/v1/rulesets/tute-4p", None, 200, None),
+        (f"{tag}-4", "GET", "/nope", None, 404, None),
+        (f"{tag}-5", "GET", "/healthz", None, 200, None),
+        (f"{tag}-6", "GET", "/metrics", None, 200, None),
+    ]
+    for request_id, method, path, payload, status, _ruleset in sent:
+        headers = {"X-Request-ID": request_id}
+        body = None
+        if payload is not None:
+            body = orjson.dumps(payload)
+            headers["Content-Type"] = "application/json"
+        got, answer_headers, _ = request(port, method, path, body, headers)
+        assert got == status, path
+        assert answer_headers["x-request-id"] == request_id
+        assert re.fullmatch(r"[A-Za-z]*", answer_headers.get("server", "")), answer_headers
+    lines = _access_lines(server, {s[0] for s in sent})
+    assert Counter(line["request_id"] for line in lines) == {s[0]: 1 for s in sent}
+    by_id = {line["request_id"]: line for line in lines}
+    for request_id, method, path, _payload, status, ruleset in sent:
+        line = by_id[request_id]
+        assert line["level"] == "info"
+        assert line["method"] == method
+        assert line["path"] == path
+        assert line["status"] == status
+        assert line["ruleset"] == ruleset
+        assert isinstance(line["duration_ms"], float | int)
+        assert 0 <= line["duration_ms"] < 10_000
+    output = server.output()
+    for name in PLAYERS:
+        assert name not in output
+    # gunicorn's own lines are the only ones that are not JSON
+    for raw in output.splitlines():
+        assert raw.startswith("{") or raw.startswith("["), raw[:200]
+
+
+# --- graceful shutdown --------------------------------------------------------------------------
+
+
+def _read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """An HTTP/1.1 response read to the end of its Content-Length."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"connection closed after {data[:200]!r}")
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers["content-length"])
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"body cut at {len(rest)} of {length} bytes")
+        rest += chunk
+    return int(status_line.split()[1]), headers, rest[:length]
+
+
+@pytest.mark.parametrize(
+    "worker_env",
+    [
+        {"ARBITER_WORKER_CLASS": "sync"},
+        {"ARBITER_WORKER_CLASS": "gthread", "GUNICORN_CMD_ARGS": "--threads 4"},
+    ],
+    ids=["sync", "gthread"],
+)
+def test_request_in_flight_survives_sigterm(tmp_path: Path, worker_env: dict[str, str]) -> None:
+    """Headers and half of a large body, SIGTERM to the master, then the rest of the body: the
+    answer is complete and right, and the master exits 0 within the graceful timeout."""
+    server = start(tmp_path, ARBITER_GRACEFUL_TIMEOUT=str(GRACEFUL_TIMEOUT), **worker_env)
+    try:
+        workers = server.wait_workers(2)
+        body = padded_body(LOG, 600_000)  # well under the 1 MiB limit
+        half = len(body) // 2
+        head = (
+            f"POST /v1/replays HTTP/1.1\r\nHost: {HOST}:{server.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            "X-Request-ID: graceful-1\r\nExpect: 100-continue\r\n\r\n"
+        ).encode()
+        with socket.create_connection((HOST, server.port), timeout=15) as sock:
+            sock.sendall(head)
+            # gunicorn answers 100 Continue once a worker has parsed the headers: the request
+            # is in a worker, which is now waiting for the body
+            interim = b""
+            while b"\r\n\r\n" not in interim:
+                chunk = sock.recv(1)
+                assert chunk, "connection closed before 100 Continue"
+                interim += chunk
+            assert interim.startswith(b"HTTP/1.1 100"), interim
+            sock.sendall(body[:half])
+            time.sleep(0.2)
+            signalled = time.monotonic()
+            server.process.send_signal(signal.SIGTERM)
+            # the idle worker leaves at once: the SIGTERM has reached the workers
+            deadline = time.monotonic() + 5
+            while len(server.workers()) > 1 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert len(server.workers() & workers) == 1, server.workers()
+            assert server.process.poll() is None  # the master waits for the busy worker
+            time.sleep(0.3)
+            sock.sendall(body[half:])
+            status, headers, data = _read_response(sock)
+        assert status == 200, data[:300]
+        assert headers["x-request-id"] == "graceful-1"
+        answer = orjson.loads(data)
+        answer.pop("state_id")
+        expected = arbiter.replay(LOG).to_dict()
+        expected.pop("state_id")
+        assert answer == expected
+        code = server.process.wait(timeout=GRACEFUL_TIMEOUT + 5)
+        elapsed = time.monotonic() - signalled
+        assert code == 0, server.output()[-3000:]
+        assert elapsed < GRACEFUL_TIMEOUT, elapsed
+        assert "SIGKILL" not in server.output()
+    finally:
+        _stop(server)
+
+
+def test_sigterm_with_idle_workers_exits_at_once(tmp_path: Path) -> None:
+    server = start(tmp_path, ARBITER_GRACEFUL_TIMEOUT=str(GRACEFUL_TIMEOUT))
+    try:
+        assert request(server.port, "GET", "/healthz")[0] == 200
+        signalled = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=GRACEFUL_TIMEOUT + 5) == 0
+        assert time.monotonic() - signalled < 3.0
+    finally:
+        _stop(server)
