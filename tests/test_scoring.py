@@ -20,176 +20,23 @@ from arbiter.engine.scoring import deal_outcome
 from arbiter.engine.setup import DealSetup
 from arbiter.engine.state import DealState, Decisive, Trick
 from arbiter.simulate import random_log
+from tests.hand_built import (
+    RANKS,
+    SUITS,
+    deal_2p,
+    fill,
+    hands_2p,
+    log_of,
+    moves,
+    pack,
+    play,
+    rank,
+    run,
+    sing,
+    tute,
+)
 
-SUITS = "OCEB"
-RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-ORDER = (2, 4, 5, 6, 7, 10, 11, 12, 3, 1)  # trick order of RULES.md §1, low -> high
-NAMES = ("ana", "bea", "carla", "dani", "eva")
 POINTS = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2}
-# --- building logs -------------------------------------------------------------------------
-
-
-def rank(code: str) -> int:
-    return int(code[:-1])
-
-
-def suit(code: str) -> str:
-    return code[-1]
-
-
-def beats(card: str, winning: str, trump: str | None) -> bool:
-    """Whether ``card`` takes the trick from ``winning`` (RULES.md §2)."""
-    if suit(card) == suit(winning):
-        return ORDER.index(rank(card)) > ORDER.index(rank(winning))
-    return suit(card) == trump
-
-
-def pack(removed: int | None = None) -> list[str]:
-    return [f"{r}{s}" for s in SUITS for r in RANKS if r != removed]
-
-
-def play(seat: int, card: str) -> dict[str, Any]:
-    return {"type": "play", "seat": seat, "card": card}
-
-
-def sing(seat: int, s: str) -> dict[str, Any]:
-    return {"type": "sing", "seat": seat, "suit": s}
-
-
-def tute(seat: int, of: str) -> dict[str, Any]:
-    return {"type": "tute", "seat": seat, "of": of}
-
-
-def exchange(seat: int) -> dict[str, Any]:
-    return {"type": "exchange", "seat": seat}
-
-
-def fill(
-    n: int,
-    size: int,
-    fixed: dict[int, list[str]],
-    *,
-    removed: int | None = None,
-    avoid: dict[int, str] | None = None,
-    exclude: set[str] | None = None,
-    extra: int = 0,
-) -> tuple[list[list[str]], list[str]]:
-    """Hands holding ``fixed``, completed with the rest of the pack: the cards the fewest seats
-    may take first, then the weakest first, each to the lowest seat that still needs cards and
-    does not avoid its suit; ``exclude`` is never dealt. Returns the hands and the cards left
-    over (``extra`` of them)."""
-    avoid = avoid or {}
-    used = [c for cards in fixed.values() for c in cards]
-    assert len(used) == len(set(used))
-    hands = [list(fixed.get(s, [])) for s in range(n)]
-    rest = [c for c in pack(removed) if c not in used and c not in (exclude or set())]
-    assert set(used) <= set(pack(removed))
-
-    def allowed(card: str) -> list[int]:
-        return [s for s in range(n) if suit(card) not in avoid.get(s, "")]
-
-    rest.sort(key=lambda c: (len(allowed(c)), ORDER.index(rank(c)), SUITS.index(suit(c))))
-    left = []
-    for card in rest:
-        seats = [s for s in allowed(card) if len(hands[s]) < size]
-        if seats:
-            hands[seats[0]].append(card)
-        else:
-            left.append(card)
-    assert all(len(h) == size for h in hands), hands
-    assert len(left) == extra, left
-    return hands, left
-
-
-def log_of(ruleset: str, n: int, deals: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
-    log: dict[str, Any] = {"ruleset": ruleset, "players": list(NAMES[:n]), "deals": deals}
-    if options:
-        log["options"] = options
-    return log
-
-
-def hands_2p(
-    fixed: dict[int, list[str]],
-    head: list[str],
-    turned: str,
-    *,
-    avoid: dict[int, str] | None = None,
-) -> dict[str, Any]:
-    """A tute-2p deal (dealer 1, so seat 0 is mano) whose stock starts with ``head`` and ends
-    with the turned card ``turned``; the rest of the stock is what the hands leave."""
-    reserved = [*head, turned]
-    hands, left = fill(2, 8, fixed, avoid=avoid, exclude=set(reserved), extra=24 - len(reserved))
-    return {"dealer": 1, "hands": hands, "stock": [*head, *left, turned]}
-
-
-def deal_2p(
-    tricks: list[tuple[str, str]],
-    turned: str,
-    *,
-    dealer: int = 1,
-    before: dict[int, list[dict[str, Any]]] | None = None,
-    stop: int | None = None,
-    exchanged: tuple[int, str] | None = None,
-) -> dict[str, Any]:
-    """A tute-2p deal from the cards (seat 0's, seat 1's) of each of the 20 tricks.
-
-    Each seat is dealt the first 8 cards it plays and draws the others in the order it plays
-    them, except the turned card ``turned`` (last of the stock), which the loser of trick 11
-    draws. ``before[k]`` are declarations made before the lead of trick k; events stop before
-    trick ``stop``. ``exchanged=(seat, took)`` describes the play after an exchange of the
-    seven of trumps: the seat was dealt (or drew) the seven where ``took`` is listed and
-    ``took`` was the turned card, while ``turned`` must be that seven.
-    """
-    assert len(tricks) == 20
-    assert sorted(c for t in tricks for c in t) == sorted(pack())
-    trump = suit(turned)
-    before = before or {}
-    leader = (dealer + 1) % 2
-    winners, events = [], []
-    for k, pair in enumerate(tricks):
-        follower = 1 - leader
-        winner = follower if beats(pair[follower], pair[leader], trump) else leader
-        if stop is None or k < stop:
-            events += before.get(k, [])
-            events += [play(leader, pair[leader]), play(follower, pair[follower])]
-        winners.append(winner)
-        leader = winner
-    events += before.get(stop if stop is not None else 20, [])
-    loser11 = 1 - winners[11]
-    seqs = [[t[s] for t in tricks] for s in (0, 1)]
-    assert turned in seqs[loser11][12:], "the loser of trick 11 draws the turned card"
-    order = [[c for c in seqs[s] if c != turned] for s in (0, 1)]
-    hands = [order[s][:8] for s in (0, 1)]
-    stock = []
-    for k in range(12):
-        for seat in (winners[k], 1 - winners[k]):
-            card = turned if (k == 11 and seat == loser11) else order[seat][8 + k]
-            assert seqs[seat].index(card) > k, (card, k)  # drawn before it is played
-            stock.append(card)
-    if exchanged is not None:
-        seat, took = exchanged
-        seven = f"7{trump}"
-        assert turned == seven and suit(took) == trump
-        if took in hands[seat]:
-            hands[seat][hands[seat].index(took)] = seven
-        else:
-            stock[stock.index(took)] = seven
-        stock[-1] = took
-    return {"dealer": dealer, "hands": hands, "stock": stock, "events": events}
-
-
-def run(log: dict[str, Any], lang: str = "en") -> dict[str, Any]:
-    return report.replay(log).to_dict(lang)  # type: ignore[arg-type]
-
-
-def illegal_code(log: dict[str, Any]) -> tuple[str, int | None]:
-    out = run(log)
-    assert out["status"] == "invalid", out["status"]
-    return out["illegal"]["code"], out["illegal"]["event"]
-
-
-def moves(out: dict[str, Any]) -> list[dict[str, Any]]:
-    return out["next"]["legal_moves"]
 
 
 def outcome_of(out: dict[str, Any], deal: int = 0) -> tuple[list[int], list[int], str]:
