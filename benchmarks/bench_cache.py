@@ -40,14 +40,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
-import http.client
 import json
 import os
 import platform
 import random
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -64,10 +61,13 @@ import arbiter
 from arbiter.simulate import random_log
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
-HOST = "127.0.0.1"
+if str(ROOT) not in sys.path:  # run as a script: benchmarks/ is on the path, the root is not
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import gunicorn_support  # noqa: E402
+from benchmarks.gunicorn_support import HOST  # noqa: E402
+
 REDIS_PORT = 6379
-BOOT_TIMEOUT = 30.0
 STATE_KEY = "bench-cache-state-key"
 MARKER = "@@COLD@@"  # replaced by a fresh player name in every request of a cold case
 JSON_MIME = "application/json"
@@ -121,22 +121,10 @@ def cold_template(log: dict[str, Any]) -> bytes:
 # --- servers -------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection(HOST, port, timeout=10)
-    try:
-        headers = {"Content-Type": JSON_MIME} if body is not None else {}
-        conn.request(method, path, body=body, headers=headers)
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
+    headers = {"Content-Type": JSON_MIME} if body is not None else {}
+    answer = gunicorn_support.request(port, method, path, body, headers)
+    return answer.status, answer.body
 
 
 def worker_count(pid: int) -> int:
@@ -154,35 +142,11 @@ class Server:
 def gunicorn(name: str, extra_env: dict[str, str]) -> Iterator[Server]:
     """``arbiter.wsgi:app`` under the shipped config on a free port (ARBITER_BIND), with the
     environment's ARBITER_*/REDIS_* replaced by ``extra_env``; stopped with SIGTERM."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARBITER_", "REDIS_"))}
-    port = _free_port()
-    env.update(extra_env, ARBITER_BIND=f"{HOST}:{port}", ARBITER_LOG_LEVEL="warning")
-    argv = [sys.executable, "-m", "gunicorn", "-c", str(CONFIG), "arbiter.wsgi:app"]
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=log)
-        try:
-            expected = int(env.get("ARBITER_WORKERS", len(os.sched_getaffinity(0))))
-            deadline = time.monotonic() + BOOT_TIMEOUT
-            while True:
-                if process.poll() is not None:
-                    log.seek(0)
-                    raise RuntimeError(f"gunicorn {name} exited:\n{log.read().decode()[-3000:]}")
-                with contextlib.suppress(OSError):
-                    status, _ = _request(port, "GET", "/healthz")
-                    if status == 200 and worker_count(process.pid) == expected:
-                        break
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"gunicorn {name} did not boot in {BOOT_TIMEOUT} s")
-                time.sleep(0.1)
-            yield Server(name, port, process.pid)
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+    env = gunicorn_support.environment(**{**extra_env, "ARBITER_LOG_LEVEL": "warning"})
+    expected = int(env.get("ARBITER_WORKERS", len(os.sched_getaffinity(0))))
+    ready = gunicorn_support.answers("/healthz", workers=expected)
+    with gunicorn_support.running(env, ready, name=name) as server:
+        yield Server(name, server.port, server.process.pid)
 
 
 # --- load generators -----------------------------------------------------------------------------
@@ -269,10 +233,6 @@ def run_wrk(wrk: str, port: int, load: Load, conns: int, seconds: float, tmp: Pa
 def run_python(port: int, load: Load, conns: int, seconds: float) -> Any:
     """``conns`` threads with one keep-alive http.client connection each (reopened when the
     server closes it), posting until ``seconds`` have passed."""
-    latencies: list[list[float]] = [[] for _ in range(conns)]
-    errors = [0] * conns
-    barrier = threading.Barrier(conns + 1)
-    deadline = [0.0]
     lock = threading.Lock()
     prefix, _, suffix = load.body.partition(MARKER.encode())
 
@@ -286,37 +246,10 @@ def run_python(port: int, load: Load, conns: int, seconds: float) -> Any:
             n = _COUNTER[0]
         return prefix + f"c{n}".encode() + suffix
 
-    def loop(i: int) -> None:
-        conn = http.client.HTTPConnection(HOST, port, timeout=10)
-        headers = {"Content-Type": JSON_MIME}
-        barrier.wait()
-        clock = time.perf_counter
-        while clock() < deadline[0]:
-            t0 = clock()
-            try:
-                conn.request(load.method, load.path, body=body(), headers=headers)
-                response = conn.getresponse()
-                response.read()
-                ok = response.status == 200
-                if response.will_close:
-                    conn.close()
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                ok = False
-            latencies[i].append(clock() - t0)
-            errors[i] += not ok
-        conn.close()
-
-    threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(conns)]
-    for t in threads:
-        t.start()
-    t0 = time.perf_counter()
-    deadline[0] = t0 + seconds
-    barrier.wait()
-    for t in threads:
-        t.join(timeout=seconds + 30)
-    secs = time.perf_counter() - t0
-    ms = sorted(x * 1000 for lat in latencies for x in lat)
+    headers = {"Content-Type": JSON_MIME}
+    ms, errors, secs = gunicorn_support.closed_loop(
+        port, load.method, load.path, body, headers, conns, seconds
+    )
     n = len(ms)
     return {
         "requests": n,
@@ -324,7 +257,7 @@ def run_python(port: int, load: Load, conns: int, seconds: float) -> Any:
         "rps": n / secs,
         "p50_ms": ms[min(n - 1, n // 2)] if n else float("nan"),
         "p99_ms": ms[min(n - 1, int(0.99 * n))] if n else float("nan"),
-        "errors": sum(errors),
+        "errors": errors,
     }
 
 

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
-import http.client
 import io
 import json
 import os
@@ -47,13 +46,10 @@ import platform
 import pstats
 import random
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -64,9 +60,12 @@ import orjson
 from flask import Flask, Response, request
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
-HOST = "127.0.0.1"
-BOOT_TIMEOUT = 30.0
+if str(ROOT) not in sys.path:  # run as a script: benchmarks/ is on the path, the root is not
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import gunicorn_support  # noqa: E402
+from benchmarks.gunicorn_support import HOST  # noqa: E402
+
 JSON_MIME = "application/json"
 
 
@@ -93,24 +92,6 @@ floor_app = _make_floor_app()
 # --- servers ---------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _get(port: int, path: str) -> int:
-    conn = http.client.HTTPConnection(HOST, port, timeout=5)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        response.read()
-        return response.status
-    finally:
-        conn.close()
-
-
 @contextlib.contextmanager
 def gunicorn(
     app: str,
@@ -122,39 +103,19 @@ def gunicorn(
     """A gunicorn with the shipped config serving ``app`` on a free loopback port; yields
     it once ``probe`` answers (any status), stops it with SIGTERM on exit. The app gets
     its defaults: no ``ARBITER_*`` or ``REDIS_*`` variable of this shell reaches it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARBITER_", "REDIS_"))}
-    env["ARBITER_LOG_LEVEL"] = "warning"
+    env = gunicorn_support.environment(ARBITER_LOG_LEVEL="warning")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env.update(env_extra or {})
-    port = _free_port()
-    argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG), "--bind", f"{HOST}:{port}"]
+    args: list[str] = []
     if workers is not None:
-        argv += ["--workers", str(workers)]
+        args += ["--workers", str(workers)]
     if worker_class is not None:
-        argv += ["--worker-class", worker_class]
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen([*argv, app], cwd=ROOT, env=env, stdout=log, stderr=log)
-        try:
-            deadline = time.monotonic() + BOOT_TIMEOUT
-            while True:
-                if process.poll() is not None:
-                    log.seek(0)
-                    raise RuntimeError(f"gunicorn {app} exited:\n{log.read().decode()[-3000:]}")
-                with contextlib.suppress(OSError):
-                    _get(port, probe)
-                    break
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"gunicorn {app} did not answer within {BOOT_TIMEOUT} s")
-                time.sleep(0.1)
-            yield Server(port, process.pid)
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        args += ["--worker-class", worker_class]
+    ready = gunicorn_support.answers(probe, status=None, timeout=5)
+    with gunicorn_support.running(
+        env, ready, app=app, args=args, bind_option=True, name=app
+    ) as server:
+        yield Server(server.port, server.process.pid)
 
 
 @dataclass(frozen=True)
@@ -222,15 +183,7 @@ def _without_state_id(answer: dict[str, Any]) -> dict[str, Any]:
 
 
 def _post(port: int, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection(HOST, port, timeout=10)
-    try:
-        conn.request("POST", path, body=body, headers={"Content-Type": JSON_MIME})
-        response = conn.getresponse()
-        data = response.read()
-        headers = {k.lower(): v for k, v in response.getheaders()}
-        return response.status, headers, data
-    finally:
-        conn.close()
+    return gunicorn_support.request(port, "POST", path, body, {"Content-Type": JSON_MIME})
 
 
 # --- load generators --------------------------------------------------------------------------
@@ -291,44 +244,9 @@ def run_python(
 ) -> dict[str, Any]:
     """``connections`` threads, each with one http.client connection (reopened when the
     server closes it), posting ``body`` until ``duration`` has passed."""
-    latencies: list[list[float]] = [[] for _ in range(connections)]
-    errors = [0] * connections
-    start = threading.Barrier(connections + 1)
-    headers = {"Content-Type": JSON_MIME}
-    deadline = [0.0]
-
-    def loop(i: int) -> None:
-        conn = http.client.HTTPConnection(HOST, port, timeout=10)
-        mine = latencies[i]
-        start.wait()
-        clock = time.perf_counter
-        while clock() < deadline[0]:
-            t0 = clock()
-            try:
-                conn.request("POST", path, body=body, headers=headers)
-                response = conn.getresponse()
-                response.read()
-                ok = response.status == 200
-                if response.will_close:
-                    conn.close()
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                ok = False
-            mine.append(clock() - t0)
-            if not ok:
-                errors[i] += 1
-        conn.close()
-
-    threads = [threading.Thread(target=loop, args=(i,), daemon=True) for i in range(connections)]
-    for t in threads:
-        t.start()
-    t0 = time.perf_counter()
-    deadline[0] = t0 + duration
-    start.wait()
-    for t in threads:
-        t.join(timeout=duration + 30)
-    seconds = time.perf_counter() - t0
-    all_ms = sorted(x * 1000 for lat in latencies for x in lat)
+    all_ms, errors, seconds = gunicorn_support.closed_loop(
+        port, "POST", path, lambda: body, {"Content-Type": JSON_MIME}, connections, duration
+    )
     n = len(all_ms)
 
     def pct(p: float) -> float:
@@ -343,8 +261,8 @@ def run_python(
         "p99_ms": pct(99),
         "mean_ms": statistics.fmean(all_ms) if n else float("nan"),
         "max_ms": all_ms[-1] if n else float("nan"),
-        "errors": sum(errors),
-        "error_kinds": {"non_200_or_io": sum(errors)},
+        "errors": errors,
+        "error_kinds": {"non_200_or_io": errors},
     }
 
 

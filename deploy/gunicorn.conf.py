@@ -11,7 +11,8 @@ bind = os.environ.get("ARBITER_BIND", "127.0.0.1:8000")
 # it keeps connections alive and overlaps the Redis round trips.
 workers = int(os.environ.get("ARBITER_WORKERS", len(os.sched_getaffinity(0))))
 worker_class = os.environ.get("ARBITER_WORKER_CLASS", "gthread")
-threads = int(os.environ.get("ARBITER_THREADS", "4"))
+# gunicorn turns a sync worker with threads > 1 into gthread: threads only for gthread.
+threads = int(os.environ.get("ARBITER_THREADS", "4" if worker_class == "gthread" else "1"))
 timeout = int(os.environ.get("ARBITER_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("ARBITER_GRACEFUL_TIMEOUT", "20"))
 keepalive = int(os.environ.get("ARBITER_KEEPALIVE", "5"))

@@ -7,155 +7,50 @@ process manager sends), whose exit status is checked too.
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
-import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
 import arbiter
 from arbiter.simulate import random_log
+from tests import gunicorn_support
+from tests.gunicorn_support import Answer, request
+from tests.gunicorn_support import Gunicorn as Server
 
-ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
-HOST = "127.0.0.1"
 WORKERS = 2
-BOOT_TIMEOUT = 30.0  # seconds for gunicorn to answer /healthz
-STOP_TIMEOUT = 30.0  # graceful_timeout is 20 s; idle workers stop at once
-
-
-@dataclass
-class Server:
-    port: int
-    process: subprocess.Popen[bytes]
-    log: IO[bytes]
-
-    def output(self) -> str:
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read().decode("utf-8", "replace")[-4000:]
-
-
-@dataclass
-class Answer:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def request(
-    server: Server,
-    method: str,
-    path: str,
-    body: bytes | None = None,
-    headers: dict[str, str] | None = None,
-) -> Answer:
-    conn = http.client.HTTPConnection(HOST, server.port, timeout=10)
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        response = conn.getresponse()
-        data = response.read()
-        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
-    finally:
-        conn.close()
 
 
 def post_json(server: Server, path: str, payload: Any, **headers: str) -> Answer:
-    body = json.dumps(payload).encode()
-    return request(server, "POST", path, body, {"Content-Type": "application/json", **headers})
-
-
-def _wait_healthy(server: Server) -> None:
-    deadline = time.monotonic() + BOOT_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {server.process.returncode}")
-        try:
-            if request(server, "GET", "/healthz").status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"gunicorn did not answer /healthz within {BOOT_TIMEOUT} s")
-
-
-def _stop(server: Server) -> int:
-    if server.process.poll() is None:
-        server.process.send_signal(signal.SIGTERM)
-    try:
-        return server.process.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait(timeout=10)
-        raise
-
-
-def _start(log: IO[bytes]) -> Server:
-    # The shipped defaults, whatever this shell exports: no ARBITER_* override and no Redis
-    # (REDIS_URL would point the cache off the machine).
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARBITER_", "REDIS_"))}
-    env["ARBITER_LOG_LEVEL"] = "warning"
-    for _attempt in range(3):  # the free port may be taken between the probe and the bind
-        port = _free_port()
-        log.seek(0)
-        log.truncate()
-        argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG)]
-        argv += ["--bind", f"{HOST}:{port}", "--workers", str(WORKERS), "arbiter.wsgi:app"]
-        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        server = Server(port, process, log)
-        try:
-            _wait_healthy(server)
-            return server
-        except RuntimeError:  # exited during boot: retry on another port
-            _stop(server)
-            output = server.output()
-            if "in use" not in output:  # gunicorn: "Connection in use"
-                raise RuntimeError(f"gunicorn failed to boot:\n{output}") from None
-        except BaseException:
-            _stop(server)
-            raise
-    raise RuntimeError("no free loopback port for gunicorn after 3 attempts")
+    return gunicorn_support.post_json(server.port, path, payload, headers)
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    with tempfile.TemporaryFile() as log:
-        srv = _start(log)
+    # The shipped defaults, whatever this shell exports: no ARBITER_* override and no Redis
+    # (REDIS_URL would point the cache off the machine).
+    env = gunicorn_support.environment(ARBITER_LOG_LEVEL="warning")
+    with tempfile.TemporaryDirectory(prefix="arbiter-live-") as tmp:
+        srv = gunicorn_support.start(
+            Path(tmp) / "gunicorn.out", env, args=["--workers", str(WORKERS)], bind_option=True
+        )
         try:
             yield srv
         finally:
-            status = _stop(srv)
-        assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{srv.output()}"
+            status = gunicorn_support.stop(srv)
+        assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{srv.tail(4000)}"
 
 
 # --- tests --------------------------------------------------------------------------------
 
 
 def test_healthz_and_request_id(server: Server) -> None:
-    answer = request(server, "GET", "/healthz", headers={"X-Request-ID": "live-test-1"})
+    answer = request(server.port, "GET", "/healthz", headers={"X-Request-ID": "live-test-1"})
     assert answer.status == 200
     assert answer.json() == {"status": "ok"}
     assert answer.headers["x-request-id"] == "live-test-1"
@@ -221,15 +116,18 @@ def test_problem_for_a_wrong_deal(server: Server) -> None:
 
 def test_problem_for_bad_json_media_type_and_unknown_ruleset(server: Server) -> None:
     _problem(
-        request(server, "POST", "/v1/replays", b"{nope", {"Content-Type": "application/json"}), 400
+        request(server.port, "POST", "/v1/replays", b"{nope", {"Content-Type": "application/json"}),
+        400,
     )
-    _problem(request(server, "POST", "/v1/replays", b"{}", {"Content-Type": "text/plain"}), 415)
-    _problem(request(server, "GET", "/v1/rulesets/tute-99p"), 404)
+    _problem(
+        request(server.port, "POST", "/v1/replays", b"{}", {"Content-Type": "text/plain"}), 415
+    )
+    _problem(request(server.port, "GET", "/v1/rulesets/tute-99p"), 404)
 
 
 def test_problem_for_a_body_over_the_limit(server: Server) -> None:
     body = b'{"pad": "' + b"x" * (1024 * 1024) + b'"}'
-    answer = request(server, "POST", "/v1/replays", body, {"Content-Type": "application/json"})
+    answer = request(server.port, "POST", "/v1/replays", body, {"Content-Type": "application/json"})
     _problem(answer, 413)
 
 

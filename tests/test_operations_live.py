@@ -19,15 +19,13 @@ nothing of the calling shell's ``ARBITER_*``/``REDIS_*``; it is always stopped a
 
 from __future__ import annotations
 
-import http.client
+import functools
 import json
 import os
 import random
 import re
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -43,12 +41,10 @@ from prometheus_client.mmap_dict import MmapedDict, mmap_key
 
 import arbiter
 from arbiter.simulate import random_log
+from tests import gunicorn_support
 from tests.api_support import metric_value, padded_body
+from tests.gunicorn_support import HOST, Gunicorn
 
-ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
-HOST = "127.0.0.1"
-BOOT_TIMEOUT = 30.0
 STOP_TIMEOUT = 40.0
 GRACEFUL_TIMEOUT = 8  # seconds, for the shutdown tests (the shipped default is 20)
 
@@ -57,124 +53,29 @@ PLAYERS = ["Wenceslao Quintanilla", "Eulalia Barrenechea"]
 LOG = {**random_log("tute-2p", random.Random(21), renuncio_rate=0.1), "players": PLAYERS}
 
 
-@dataclass
-class Gunicorn:
-    port: int
-    process: subprocess.Popen[bytes]
-    stderr: Path
-
-    def output(self) -> str:
-        return self.stderr.read_text(errors="replace")
-
-    def workers(self) -> set[int]:
-        """The pids of the master's children (its workers), from /proc."""
-        pid = self.process.pid
-        try:
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except FileNotFoundError:
-            return set()
-        return {int(c) for c in children}
-
-    def wait_workers(self, count: int, timeout: float = 15.0) -> set[int]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            pids = self.workers()
-            if len(pids) == count:
-                return pids
-            time.sleep(0.05)
-        raise TimeoutError(f"gunicorn did not get to {count} workers: {self.workers()}")
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def request(
-    port: int,
-    method: str,
-    path: str,
-    body: bytes | None = None,
-    headers: dict[str, str] | None = None,
-) -> tuple[int, dict[str, str], bytes]:
-    """One request on a fresh connection."""
-    conn = http.client.HTTPConnection(HOST, port, timeout=15)
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        response = conn.getresponse()
-        data = response.read()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, data
-    finally:
-        conn.close()
+#: One request on a fresh connection: (status, headers, body).
+request = functools.partial(gunicorn_support.request, timeout=15)
 
 
 def post_json(port: int, path: str, payload: Any, **headers: str) -> tuple[int, bytes]:
-    status, _, data = request(
-        port,
-        "POST",
-        path,
-        orjson.dumps(payload),
-        {"Content-Type": "application/json", **headers},
+    answer = gunicorn_support.post_json(
+        port, path, payload, headers, dumps=orjson.dumps, timeout=15
     )
-    return status, data
+    return answer.status, answer.body
 
 
 def _stop(server: Gunicorn) -> int:
-    if server.process.poll() is None:
-        server.process.send_signal(signal.SIGTERM)
-    try:
-        return server.process.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait(timeout=10)
-        raise
+    return gunicorn_support.stop(server, STOP_TIMEOUT)
 
 
 def start(workdir: Path, **env_changes: str) -> Gunicorn:
     """gunicorn with the shipped config and ``env_changes``, answering /healthz."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("ARBITER_", "REDIS_", "PROMETHEUS_", "GUNICORN_"))
-    }
-    env.update({"ARBITER_LOG_LEVEL": "info", "ARBITER_WORKERS": "2", **env_changes})
+    env = gunicorn_support.environment(
+        ("ARBITER_", "REDIS_", "PROMETHEUS_", "GUNICORN_"),
+        **{"ARBITER_LOG_LEVEL": "info", "ARBITER_WORKERS": "2", **env_changes},
+    )
     stderr = workdir / f"gunicorn-{uuid.uuid4().hex[:8]}.err"
-    for _attempt in range(3):  # the free port may be taken between the probe and the bind
-        port = _free_port()
-        env["ARBITER_BIND"] = f"{HOST}:{port}"
-        argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG), "arbiter.wsgi:app"]
-        with stderr.open("wb") as err:
-            process = subprocess.Popen(
-                argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err
-            )
-        server = Gunicorn(port, process, stderr)
-        try:
-            _wait_healthy(server)
-            return server
-        except RuntimeError:
-            _stop(server)
-            if "in use" not in server.output():
-                raise RuntimeError(f"gunicorn failed to boot:\n{server.output()[-3000:]}") from None
-        except BaseException:
-            _stop(server)
-            raise
-    raise RuntimeError("no free loopback port for gunicorn after 3 attempts")
-
-
-def _wait_healthy(server: Gunicorn) -> None:
-    deadline = time.monotonic() + BOOT_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {server.process.returncode}")
-        try:
-            if request(server.port, "GET", "/healthz")[0] == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"gunicorn did not answer /healthz within {BOOT_TIMEOUT} s")
+    return gunicorn_support.start(stderr, env, capture_stdout=False, stop_timeout=STOP_TIMEOUT)
 
 
 # --- Prometheus multiprocess mode -------------------------------------------------------------

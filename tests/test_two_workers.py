@@ -13,15 +13,9 @@ nothing about its process). gunicorn is always stopped with SIGTERM and its exit
 
 from __future__ import annotations
 
-import http.client
 import itertools
 import json
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -37,33 +31,19 @@ from redis.exceptions import RedisError
 
 import arbiter
 from arbiter.simulate import random_log
+from tests import gunicorn_support
+from tests.gunicorn_support import HOST
 
-ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
-HOST = "127.0.0.1"
 DB = 12
 REDIS_URL = f"redis://{HOST}:6379/{DB}"
 WORKERS = 2
 BOOT_TIMEOUT = 20.0
-STOP_TIMEOUT = 30.0
 ACCESS_FORMAT = "%(p)s %({x-request-id}i)s %(s)s"
 
 
 @dataclass
-class Gunicorn:
-    port: int
-    process: subprocess.Popen[bytes]
-    output: Path
+class Gunicorn(gunicorn_support.Gunicorn):
     access_log: Path
-
-    def tail(self) -> str:
-        return self.output.read_text(errors="replace")[-3000:]
-
-    def workers(self) -> set[int]:
-        """The pids of the master's children (its workers), from /proc."""
-        pid = self.process.pid
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        return {int(c) for c in children}
 
     def pids_of(self, request_ids: list[str], timeout: float = 5.0) -> dict[str, int]:
         """The worker pid that answered each request (the access log line may be written just
@@ -90,39 +70,20 @@ class Answer:
     request_id: str
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def post(server: Gunicorn, path: str, payload: Any) -> Answer:
     """One POST on a fresh connection, tagged with a new request id."""
     request_id = uuid.uuid4().hex
-    conn = http.client.HTTPConnection(HOST, server.port, timeout=10)
+    answer = gunicorn_support.post_json(server.port, path, payload, {"X-Request-ID": request_id})
     try:
-        headers = {"Content-Type": "application/json", "X-Request-ID": request_id}
-        conn.request("POST", path, body=json.dumps(payload).encode(), headers=headers)
-        response = conn.getresponse()
-        data = response.read()
-    finally:
-        conn.close()
-    try:
-        body = json.loads(data)
+        body = json.loads(answer.body)
     except ValueError:
-        body = data.decode(errors="replace")
-    return Answer(response.status, body, request_id)
+        body = answer.body.decode(errors="replace")
+    return Answer(answer.status, body, request_id)
 
 
 def get(server: Gunicorn, path: str) -> Answer:
-    conn = http.client.HTTPConnection(HOST, server.port, timeout=10)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        return Answer(response.status, json.loads(response.read()), "")
-    finally:
-        conn.close()
+    answer = gunicorn_support.request(server.port, "GET", path)
+    return Answer(answer.status, answer.json(), "")
 
 
 def _redis() -> Redis:
@@ -132,34 +93,6 @@ def _redis() -> Redis:
     except RedisError as err:
         pytest.fail(f"these tests need the Redis on {HOST}:6379 ({err})")
     return client
-
-
-def _stop(process: subprocess.Popen[bytes]) -> int:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-        raise
-
-
-def _wait_ready(server: Gunicorn) -> None:
-    """Until /healthz answers and both workers are up."""
-    deadline = time.monotonic() + BOOT_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(
-                f"gunicorn exited with {server.process.returncode}:\n{server.tail()}"
-            )
-        try:
-            if get(server, "/healthz").status == 200 and len(server.workers()) == WORKERS:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"gunicorn did not boot in {BOOT_TIMEOUT} s:\n{server.tail()}")
 
 
 @pytest.fixture(scope="module")
@@ -175,29 +108,26 @@ def redis_db() -> Iterator[Redis]:
 
 @pytest.fixture(scope="module")
 def server(redis_db: Redis) -> Iterator[Gunicorn]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARBITER_", "REDIS_"))}
     with tempfile.TemporaryDirectory(prefix="arbiter-two-workers-") as tmp:
         output, access_log = Path(tmp) / "gunicorn.out", Path(tmp) / "access.log"
         access_log.touch()
-        port = _free_port()
-        env.update(
+        env = gunicorn_support.environment(
             REDIS_URL=REDIS_URL,
             ARBITER_STATE_KEY="two-workers-test-key",
-            ARBITER_BIND=f"{HOST}:{port}",
             ARBITER_WORKERS=str(WORKERS),
             ARBITER_LOG_LEVEL="warning",
             ARBITER_ACCESS_LOG=str(access_log),
         )
-        argv = [sys.executable, "-m", "gunicorn", "-c", str(CONFIG)]
-        argv += ["--access-logformat", ACCESS_FORMAT, "arbiter.wsgi:app"]
-        with output.open("wb") as out:
-            process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=out)
-        srv = Gunicorn(port, process, output, access_log)
+        # ready once /healthz answers and both workers are up
+        args = ["--access-logformat", ACCESS_FORMAT]
+        booted = gunicorn_support.start(
+            output, env, args=args, workers=WORKERS, boot_timeout=BOOT_TIMEOUT
+        )
+        srv = Gunicorn(booted.port, booted.process, booted.log, access_log)
         try:
-            _wait_ready(srv)
             yield srv
         finally:
-            status = _stop(process)
+            status = gunicorn_support.stop(srv)
         assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{srv.tail()}"
 
 

@@ -45,9 +45,7 @@ import platform
 import random
 import secrets
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -66,11 +64,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from arbiter.simulate import random_log  # noqa: E402
+from benchmarks import gunicorn_support  # noqa: E402
+from benchmarks.gunicorn_support import HOST, Gunicorn  # noqa: E402
 
-CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
-HOST = "127.0.0.1"
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
-BOOT_TIMEOUT = 30.0
 API_KEY = "load-test-key-" + "0" * 16
 
 #: Request kinds, in report order.
@@ -365,16 +362,11 @@ def parse_configs(text: str) -> list[Config]:
 
 
 @dataclass
-class Server:
-    port: int
-    process: subprocess.Popen[bytes]
-    stderr: Path
+class Server(Gunicorn):
     metrics_dir: Path
 
     def pids(self) -> list[int]:
-        pid = self.process.pid
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        return [pid, *(int(c) for c in children)]
+        return [self.process.pid, *self.worker_pids()]
 
     def cpu_seconds(self) -> float:
         return sum(cpu_seconds(pid) for pid in self.pids())
@@ -397,80 +389,41 @@ def machine_busy_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # up to steal, no guest
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def start_server(config: Config, redis_url: str, state_key: str, workdir: Path) -> Server:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("ARBITER_", "REDIS_", "PROMETHEUS_", "GUNICORN_"))
-    }
     metrics_dir = workdir / "prometheus"
     metrics_dir.mkdir(exist_ok=True)
-    env.update(
-        {
-            "ARBITER_WORKERS": str(config.workers),
-            "ARBITER_WORKER_CLASS": config.worker_class,
-            "REDIS_URL": redis_url,
-            "ARBITER_STATE_KEY": state_key,
-            "ARBITER_API_KEYS": API_KEY,
-            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-            "ARBITER_LOG_LEVEL": "info",
-            "ARBITER_LOG_JSON": "true",
-        }
+    env = gunicorn_support.environment(
+        ("ARBITER_", "REDIS_", "PROMETHEUS_", "GUNICORN_"),
+        ARBITER_WORKERS=str(config.workers),
+        ARBITER_WORKER_CLASS=config.worker_class,
+        REDIS_URL=redis_url,
+        ARBITER_STATE_KEY=state_key,
+        ARBITER_API_KEYS=API_KEY,
+        PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+        ARBITER_LOG_LEVEL="info",
+        ARBITER_LOG_JSON="true",
     )
     if config.threads > 1:  # deploy/gunicorn.conf.py has no variable for it
         env["GUNICORN_CMD_ARGS"] = f"--threads {config.threads}"
-    stderr = workdir / "gunicorn.err"
-    for _attempt in range(3):
-        port = _free_port()
-        env["ARBITER_BIND"] = f"{HOST}:{port}"
-        argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG), "arbiter.wsgi:app"]
-        with stderr.open("wb") as err:
-            process = subprocess.Popen(
-                argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err
-            )
-        server = Server(port, process, stderr, metrics_dir)
-        deadline = time.monotonic() + BOOT_TIMEOUT
-        while time.monotonic() < deadline and process.poll() is None:
-            with contextlib.suppress(OSError):
-                if _get(port, "/healthz")[0] == 200 and len(server.pids()) == 1 + config.workers:
-                    text = stderr.read_text(errors="replace")
-                    if f"Using worker: {config.worker_class}" not in text:
-                        stop_server(server)
-                        raise RuntimeError(f"gunicorn does not use {config.worker_class}")
-                    return server
-            time.sleep(0.1)
+    ready = gunicorn_support.answers(
+        "/healthz", workers=config.workers, headers={"X-API-Key": API_KEY}
+    )
+    server = gunicorn_support.start(
+        workdir / "gunicorn.err", env, ready, capture_stdout=False, attempts=3
+    )
+    if f"Using worker: {config.worker_class}" not in server.output():
         stop_server(server)
-        if "in use" not in stderr.read_text(errors="replace"):
-            tail = stderr.read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"gunicorn did not start:\n{tail}")
-    raise RuntimeError("no free loopback port after 3 attempts")
+        raise RuntimeError(f"gunicorn does not use {config.worker_class}")
+    return Server(server.port, server.process, server.log, metrics_dir)
 
 
-def stop_server(server: Server) -> int:
-    if server.process.poll() is None:
-        server.process.send_signal(signal.SIGTERM)
-    try:
-        return server.process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        return server.process.wait(timeout=10)
+def stop_server(server: Gunicorn) -> int:
+    return gunicorn_support.stop(server)
 
 
 def _get(port: int, path: str) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection(HOST, port, timeout=10)
-    try:
-        conn.request("GET", path, headers={"X-API-Key": API_KEY})
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
+    answer = gunicorn_support.request(port, "GET", path, headers={"X-API-Key": API_KEY})
+    return answer.status, answer.body
 
 
 # --- Redis -------------------------------------------------------------------------------------
