@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import json
 import os
 import signal
 import socket
@@ -49,6 +50,9 @@ class Answer(NamedTuple):
     status: int
     headers: dict[str, str]  # names in lower case
     body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
 
 
 def request(

@@ -14,62 +14,37 @@
 
 from __future__ import annotations
 
-import http.client
 import json
-import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+from benchmarks.gunicorn_support import Answer, environment, free_port, request
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
+__all__ = [
+    "HOST",
+    "Answer",
+    "Gunicorn",
+    "environment",
+    "free_port",
+    "post_json",
+    "request",
+    "start",
+    "stop",
+    "wait_healthy",
+]
+
 HOST = "127.0.0.1"
 APP = "arbiter.wsgi:app"
 BOOT_TIMEOUT = 30.0  # seconds for gunicorn to answer /healthz
 STOP_TIMEOUT = 30.0  # graceful_timeout is 20 s; idle workers stop at once
-
-
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class Answer(NamedTuple):
-    status: int
-    headers: dict[str, str]  # names in lower case
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-def request(
-    port: int,
-    method: str,
-    path: str,
-    body: bytes | None = None,
-    headers: dict[str, str] | None = None,
-    *,
-    timeout: float = 10.0,
-) -> Answer:
-    """One request on a fresh connection."""
-    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        response = conn.getresponse()
-        data = response.read()
-        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
-    finally:
-        conn.close()
 
 
 def _json_bytes(payload: Any) -> bytes:
@@ -119,13 +94,6 @@ class Gunicorn:
                 return pids
             time.sleep(0.05)
         raise TimeoutError(f"gunicorn did not get to {count} workers: {self.workers()}")
-
-
-def environment(drop: tuple[str, ...] = ("ARBITER_", "REDIS_"), **changes: str) -> dict[str, str]:
-    """``os.environ`` without the variables whose names start with ``drop``, plus ``changes``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
-    env.update(changes)
-    return env
 
 
 def stop(server: Gunicorn, timeout: float = STOP_TIMEOUT) -> int:
