@@ -1,5 +1,6 @@
 """gunicorn with the shipped ``deploy/gunicorn.conf.py`` on a free loopback port, for the
-benchmarks (benchmarks/bench_http.py, benchmarks/bench_cache.py, benchmarks/load/loadtest.py).
+benchmarks (benchmarks/bench_http.py, benchmarks/bench_cache.py, benchmarks/load/loadtest.py)
+and the live tests (through tests/gunicorn_support.py).
 
 Import it as ``benchmarks.gunicorn_support`` with the repository root on ``sys.path`` (a script
 run as ``python benchmarks/...`` puts it there itself).
@@ -10,7 +11,7 @@ run as ``python benchmarks/...`` puts it there itself).
   127.0.0.1 port (``ARBITER_BIND``, or ``--bind``), its output in a file, once ``ready`` says so;
   :func:`running`: the same as a context manager that stops it on exit.
 - :func:`stop`: SIGTERM, and SIGKILL when it has not stopped within 30 s; the exit status.
-- :func:`request`: one request on a fresh connection.
+- :func:`request`, :func:`post_json`: one request on a fresh connection.
 - :func:`closed_loop`: the Python load generator (threads with keep-alive connections).
 """
 
@@ -37,6 +38,7 @@ CONFIG = ROOT / "deploy" / "gunicorn.conf.py"
 HOST = "127.0.0.1"
 APP = "arbiter.wsgi:app"
 BOOT_TIMEOUT = 30.0
+STOP_TIMEOUT = 30.0  # graceful_timeout is 20 s; idle workers stop at once
 
 
 def free_port() -> int:
@@ -91,21 +93,55 @@ class Gunicorn:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def worker_pids(self) -> list[int]:
-        """The master's children (its workers), from /proc."""
+    def tail(self, chars: int = 3000) -> str:
+        return self.output()[-chars:]
+
+    def workers(self) -> set[int]:
+        """The pids of the master's children (its workers), from /proc."""
         pid = self.process.pid
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except FileNotFoundError:
+            return set()
+        return {int(c) for c in children}
+
+    def wait_workers(self, count: int, timeout: float = 15.0) -> set[int]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pids = self.workers()
+            if len(pids) == count:
+                return pids
+            time.sleep(0.05)
+        raise TimeoutError(f"gunicorn did not get to {count} workers: {self.workers()}")
 
 
-def stop(server: Gunicorn) -> int:
-    """SIGTERM (unless it has exited), SIGKILL after 30 s; the exit status."""
+def post_json(
+    port: int,
+    path: str,
+    payload: Any,
+    headers: dict[str, str] | None = None,
+    *,
+    dumps: Callable[[Any], bytes] = lambda payload: json.dumps(payload).encode(),
+    timeout: float = 10.0,
+) -> Answer:
+    """``payload`` encoded by ``dumps`` as a JSON POST on a fresh connection."""
+    headers = {"Content-Type": "application/json", **(headers or {})}
+    return request(port, "POST", path, dumps(payload), headers, timeout=timeout)
+
+
+def stop(server: Gunicorn, timeout: float = STOP_TIMEOUT, *, reraise: bool = False) -> int:
+    """SIGTERM (unless it has exited) and the exit status; SIGKILL when it is still running
+    after ``timeout`` (then :class:`subprocess.TimeoutExpired` again with ``reraise``)."""
     if server.process.poll() is None:
         server.process.send_signal(signal.SIGTERM)
     try:
-        return server.process.wait(timeout=30)
+        return server.process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         server.process.kill()
-        return server.process.wait(timeout=10)
+        status = server.process.wait(timeout=10)
+        if reraise:
+            raise
+        return status
 
 
 def wait_ready(
@@ -116,7 +152,7 @@ def wait_ready(
     deadline = time.monotonic() + timeout
     while True:
         if server.process.poll() is not None:
-            raise RuntimeError(f"gunicorn {name} exited:\n{server.output()[-3000:]}")
+            raise RuntimeError(f"gunicorn {name} exited:\n{server.tail()}")
         with contextlib.suppress(OSError):
             if ready(server):
                 return
@@ -139,7 +175,7 @@ def answers(
         got = request(server.port, "GET", path, headers=headers, timeout=timeout).status
         if status is not None and got != status:
             return False
-        return workers is None or len(server.worker_pids()) == workers
+        return workers is None or len(server.workers()) == workers
 
     return ready
 
@@ -155,6 +191,8 @@ def start(
     capture_stdout: bool = True,
     name: str = APP,
     attempts: int = 1,
+    boot_timeout: float = BOOT_TIMEOUT,
+    stop_timeout: float = STOP_TIMEOUT,
 ) -> Gunicorn:
     """gunicorn with the shipped config, the environment ``env`` and the extra options ``args``,
     serving ``app`` on a free loopback port, once ``ready`` (see :func:`wait_ready`). The address
@@ -176,14 +214,14 @@ def start(
             process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=stdout, stderr=out)
         server = Gunicorn(port, process, log)
         try:
-            wait_ready(server, ready, name)
+            wait_ready(server, ready, name, boot_timeout)
             return server
-        except RuntimeError:
-            stop(server)
-            if attempt + 1 == attempts or "in use" not in server.output():
+        except RuntimeError:  # exited during boot: maybe the port was taken meanwhile
+            stop(server, stop_timeout)
+            if attempt + 1 == attempts or "in use" not in server.output():  # "Connection in use"
                 raise
         except BaseException:
-            stop(server)
+            stop(server, stop_timeout)
             raise
     raise RuntimeError(f"no free loopback port for gunicorn after {attempts} attempts")
 

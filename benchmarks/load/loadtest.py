@@ -366,7 +366,7 @@ class Server(Gunicorn):
     metrics_dir: Path
 
     def pids(self) -> list[int]:
-        return [self.process.pid, *self.worker_pids()]
+        return [self.process.pid, *sorted(self.workers())]
 
     def cpu_seconds(self) -> float:
         return sum(cpu_seconds(pid) for pid in self.pids())
