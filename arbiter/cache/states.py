@@ -170,39 +170,36 @@ class StateCache:
         events = sum(len(d.events) for d in log.deals)
         positions = lookup_positions(log) if events >= self._min_events else []
         chain = self.ids.chain(log, positions)
-        match, resumed = self._resume(log, chain.game, chain.at, positions)
+        ids = {p: self.ids.state_id(chain.game, chain.at[p]) for p in positions}
+        match, resumed = self._resume(log, ids)
         to_store: dict[str, bytes] = {}
         boundary = (len(log.deals) - 1, len(log.deals[-2].events)) if len(log.deals) > 1 else None
         if boundary is not None and (resumed is None or resumed < boundary):
             # Stop at the end of the deal before the last and keep that state too: a client
             # that corrects the last deal resumes from there.
             advance(match, replace(log, deals=log.deals[: boundary[0]]))
-            if match.illegal is None and boundary in chain.at:
-                boundary_id = self.ids.state_id(chain.game, chain.at[boundary])
-                to_store[self.storage_key(boundary_id)] = self.pack(
-                    boundary_id, chain.at[boundary], match
+            if match.illegal is None and boundary in ids:
+                to_store[self.storage_key(ids[boundary])] = self.pack(
+                    ids[boundary], chain.at[boundary], match
                 )
         advance(match, log)
         if match.illegal is not None:
             self._put(to_store)
             return CachedReplay(match, None, chain.game, chain.final, resumed)
-        state_id = self.ids.state_id(chain.game, chain.final)
-        if resumed != match.position:
+        final = match.position
+        state_id = ids.get(final) or self.ids.state_id(chain.game, chain.final)
+        if resumed != final:
             to_store[self.storage_key(state_id)] = self.pack(state_id, chain.final, match)
         self._put(to_store)
         return CachedReplay(match, state_id, chain.game, chain.final, resumed)
 
     def _resume(
-        self,
-        log: GameLog,
-        game: str,
-        at: dict[tuple[int, int], bytes],
-        positions: list[tuple[int, int]],
+        self, log: GameLog, ids: dict[tuple[int, int], str]
     ) -> tuple[MatchState, tuple[int, int] | None]:
-        ids = [self.ids.state_id(game, at[p]) for p in positions]
-        values = self._get([self.storage_key(i) for i in ids]) if ids else None
+        """The longest prefix found in one round trip (``ids`` longest first), or a new match."""
+        values = self._get([self.storage_key(i) for i in ids.values()]) if ids else None
         if values is not None:
-            for position, state_id, value in zip(positions, ids, values, strict=True):
+            for (position, state_id), value in zip(ids.items(), values, strict=True):
                 if value is None:
                     continue
                 cached = self.unpack(state_id, value)
