@@ -357,7 +357,8 @@ def test_service_endpoints_are_not_limited() -> None:
 
 @pytest.mark.parametrize("rate", ["3 per minute", "3/minute;100/hour", "10/second"])
 def test_rate_limit_forms(rate: str) -> None:
-    create_app(Settings(rate_limit=rate))
+    app = create_app(Settings(rate_limit=rate))
+    assert app.extensions["limiter"]  # accepted, and a limiter installed
 
 
 @pytest.mark.parametrize("rate", ["lots", "3/fortnight", "/minute", "three per minute"])

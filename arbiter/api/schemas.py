@@ -98,38 +98,43 @@ class DealSchema(Schema):
     events = ShallowList(fields.Nested(EventSchema), metadata=_doc("In the order they happened."))
 
 
+def _ruleset_field(required: bool) -> fields.String:
+    return fields.String(required=required, validate=validate.OneOf(tuple(RULESETS)))
+
+
+def _players_field(required: bool) -> fields.List:  # type: ignore[type-arg]
+    return fields.List(
+        fields.String(validate=validate.Length(min=1)),
+        required=required,
+        metadata=_doc("Distinct names in seat order (at most 64 characters by default)."),
+        validate=validate.Length(min=2, max=5),
+    )
+
+
+def _deals_field(required: bool) -> fields.List:  # type: ignore[type-arg]
+    return fields.List(
+        fields.Nested(DealSchema), required=required, validate=validate.Length(min=1, max=MAX_DEALS)
+    )
+
+
 class GameLogSchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    ruleset = fields.String(required=True, validate=validate.OneOf(tuple(RULESETS)))
+    ruleset = _ruleset_field(required=True)
     options = fields.Nested(OptionsSchema)
     notation = fields.String(validate=validate.OneOf(("spanish", "french")))
-    players = fields.List(
-        fields.String(validate=validate.Length(min=1)),
-        required=True,
-        metadata=_doc("Distinct names in seat order (at most 64 characters by default)."),
-        validate=validate.Length(min=2, max=5),
-    )
-    deals = fields.List(
-        fields.Nested(DealSchema), required=True, validate=validate.Length(min=1, max=MAX_DEALS)
-    )
+    players = _players_field(required=True)
+    deals = _deals_field(required=True)
 
 
-class ValidateRequestSchema(Schema):
+class ValidateRequestSchema(GameLogSchema):
     """A game log plus a move, or a ``state_id`` plus a move."""
 
-    class Meta:
-        unknown = EXCLUDE
-
     state_id = fields.String(validate=validate.Length(min=1, max=256))
-    ruleset = fields.String(validate=validate.OneOf(tuple(RULESETS)))
-    options = fields.Nested(OptionsSchema)
-    notation = fields.String(validate=validate.OneOf(("spanish", "french")))
-    players = fields.List(
-        fields.String(validate=validate.Length(min=1)), validate=validate.Length(min=2, max=5)
-    )
-    deals = fields.List(fields.Nested(DealSchema), validate=validate.Length(min=1, max=MAX_DEALS))
+    ruleset = _ruleset_field(required=False)
+    players = _players_field(required=False)
+    deals = _deals_field(required=False)
     move = fields.Nested(EventSchema, required=True)
 
     @validates_schema
