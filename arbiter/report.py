@@ -60,13 +60,14 @@ class Replay:
 
     def scores_dict(self, lang: Lang = "en") -> dict[str, Any]:
         """The body of ``POST /v1/scores``: only scores, sides, outcome and violations."""
-        full = self.to_dict(lang)
-        keep = ("scores", "sides", "outcome", "violations")
+        words = _phrases(self.match, lang)
         return {
-            "status": full["status"],
-            "illegal": full["illegal"],
-            "deals": [{k: d[k] for k in keep if k in d} for d in full["deals"]],
-            "match": full["match"],
+            "status": self.status,
+            "illegal": _illegal(self.match, words),
+            "deals": [
+                _deal_scores(self.match, r.state, r.outcome, words) for r in self.match.deals
+            ],
+            "match": _match(self.match),
         }
 
 
@@ -198,8 +199,6 @@ def _deal(
                 "draws": [],
             }
         )
-    totals = state.totals()
-    last = state.last_trick_winner
     body: dict[str, Any] = {
         "dealer": state.dealer,
         "mano": (state.dealer + 1) % state.players,
@@ -218,6 +217,20 @@ def _deal(
         "exchanges": [
             {"seat": e.seat, "gave": codes[e.gave], "took": codes[e.took]} for e in state.exchanges
         ],
+        **_deal_scores(match, state, outcome, words),
+    }
+    if match.ruleset.stock:
+        body["stock_left"] = state.stock_left
+    return body
+
+
+def _deal_scores(
+    match: MatchState, state: DealState, outcome: Outcome | None, words: Phrases
+) -> dict[str, Any]:
+    """What ``/v1/scores`` keeps of a deal: violations, scores, outcome and (pairs) sides."""
+    totals = state.totals()
+    last = state.last_trick_winner
+    body: dict[str, Any] = {
         "violations": [_violation(v, state, words) for v in state.violations],
         "scores": [
             {
@@ -232,8 +245,6 @@ def _deal(
         ],
         "outcome": None if outcome is None else _outcome(state, outcome, words),
     }
-    if match.ruleset.stock:
-        body["stock_left"] = state.stock_left
     if match.ruleset.pairs:
         body["sides"] = [
             {"seats": list(side), "total": sum(totals[s] for s in side)}
