@@ -14,6 +14,7 @@ Import the fixtures into a test module with ``from tests.redis_support import re
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
 import socket
@@ -29,8 +30,11 @@ from redis.exceptions import RedisError
 
 HOST = "127.0.0.1"
 SHARED_PORT = 6379
+#: The first of the three databases of the shared server that the suite uses (11, 12 and 13 by
+#: default). ARBITER_TEST_REDIS_DB_BASE moves them, so that two checkouts can run at once.
+DB_BASE = int(os.environ.get("ARBITER_TEST_REDIS_DB_BASE", "11"))
 #: The database of the shared server that belongs to these tests (others use other indexes).
-TEST_DB = 13
+TEST_DB = DB_BASE + 2
 SHARED_URL = f"redis://{HOST}:{SHARED_PORT}/{TEST_DB}"
 BOOT_TIMEOUT = 10.0  # seconds for a private redis-server to answer PING
 STOP_TIMEOUT = 10.0

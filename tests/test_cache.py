@@ -901,7 +901,7 @@ def test_redis_entries_carry_the_ttl(redis_db: Redis) -> None:
 
 # === settings and readiness =====================================================================
 
-REDIS = "redis://127.0.0.1:6379/13"
+REDIS = SHARED_URL
 CLUSTER = "redis://127.0.0.1:7000/0"
 
 

@@ -43,11 +43,12 @@ from tests.api_support import (
     play,
     template_of,
 )
+from tests.redis_support import DB_BASE
 
 KEY_1 = "key-alpha-7f3c91d2"
 KEY_2 = "key-bravo-0b44e6a8"
 WRONG_KEY = "key-charlie-5aa1c0de"
-REDIS_DB = 11
+REDIS_DB = DB_BASE
 REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 HEX32 = re.compile(r"[0-9a-f]{32}")
 PROBLEM_TYPE = "https://tute-arbiter.example/problems/"

@@ -33,8 +33,9 @@ import arbiter
 from arbiter.simulate import random_log
 from tests import gunicorn_support
 from tests.gunicorn_support import HOST
+from tests.redis_support import DB_BASE
 
-DB = 12
+DB = DB_BASE + 1
 REDIS_URL = f"redis://{HOST}:6379/{DB}"
 WORKERS = 2
 BOOT_TIMEOUT = 20.0
