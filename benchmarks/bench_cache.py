@@ -68,7 +68,7 @@ from benchmarks import gunicorn_support  # noqa: E402
 from benchmarks.gunicorn_support import HOST  # noqa: E402
 
 REDIS_PORT = 6379
-STATE_KEY = "bench-cache-state-key"
+STATE_KEY = "bench-cache-state-key-0123456789abc"
 MARKER = "@@COLD@@"  # replaced by a fresh player name in every request of a cold case
 JSON_MIME = "application/json"
 

@@ -114,7 +114,7 @@ def server(redis_db: Redis) -> Iterator[Gunicorn]:
         access_log.touch()
         env = gunicorn_support.environment(
             REDIS_URL=REDIS_URL,
-            ARBITER_STATE_KEY="two-workers-test-key",
+            ARBITER_STATE_KEY="two-workers-test-key-0123456789ab",
             ARBITER_WORKERS=str(WORKERS),
             ARBITER_LOG_LEVEL="warning",
             ARBITER_ACCESS_LOG=str(access_log),

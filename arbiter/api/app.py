@@ -18,7 +18,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from arbiter import __version__
 from arbiter.api import errors, limits, logs, security
 from arbiter.api.metrics import Metrics
-from arbiter.cache import build_cache
+from arbiter.service import Referee
 from arbiter.settings import Settings
 
 API_TITLE = "tute-arbiter"
@@ -45,8 +45,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             "info": {
                 "description": (
                     "A referee for the Spanish card game Tute: adjudicates game logs (renuncios, "
-                    "scores, outcomes), validates proposed moves and scores archived games. "
-                    "Rules: RULES.md; contract: API.md."
+                    "scores, outcomes), validates proposed moves and scores archived games."
                 )
             },
             "servers": [{"url": "/"}],
@@ -55,7 +54,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["arbiter.settings"] = settings
     metrics = Metrics(settings.metrics_dir)
     app.extensions["arbiter.metrics"] = metrics
-    app.extensions["arbiter.cache"] = build_cache(settings, metrics)
+    app.extensions["arbiter.referee"] = Referee.from_settings(settings, metrics)
     logs.configure(settings.log_level, settings.log_json)
 
     api = _Api(app)

@@ -51,6 +51,11 @@ class Metrics:
             buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.25),
             registry=self.registry,
         )
+        self.tokens_rejected = Counter(
+            "arbiter_state_tokens_rejected_total",
+            "state_id tokens that did not open (altered, garbage, or sealed with another key).",
+            registry=self.registry,
+        )
         self.illegal = Counter(
             "arbiter_illegal_events_total",
             "Illegal events found in logs or proposed moves, by code.",
