@@ -44,7 +44,8 @@ from arbiter.report import Replay, Verdict
 from arbiter.settings import Settings
 from arbiter.tokens import MAX_TOKEN_LENGTH, Sealer, TokenError, derive
 
-_CACHE_PURPOSE: Final = b"tute-arbiter/cache/v1"
+#: What the cache's secret is derived for (from the first state secret).
+CACHE_PURPOSE: Final = b"tute-arbiter/cache/v1"
 
 
 class UnknownState(Exception):
@@ -69,7 +70,7 @@ class Referee:
         """The service's referee: the settings' limits, a sealer with the configured secrets
         (or one drawn for this process), and the configured cache."""
         secrets = settings.secrets or (os.urandom(32).hex(),)
-        cache_secret = derive(secrets[0], _CACHE_PURPOSE)
+        cache_secret = derive(secrets[0], CACHE_PURPOSE)
         cache = build_cache(settings, cache_secret, observer)
         return cls(settings.limits, Sealer(secrets), cache)
 
