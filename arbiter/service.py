@@ -83,6 +83,12 @@ class Referee:
             self._keep(keys.whole, match)
         return Replay(match, self._seal_match(match))
 
+    def score(self, log: object) -> Replay:
+        """Adjudicate a log for its scores only: no token, and no cache — scoring is for
+        finished games sent once (archives), not for growing logs."""
+        parsed = parse_log(log, self.limits)
+        return Replay(advance(MatchState(parsed.header), parsed))
+
     def validate(self, log: object, move: object) -> Verdict:
         """Judge ``move`` at the end of ``log``, whose last deal must be unfinished for any
         move to be allowed."""

@@ -102,10 +102,11 @@ def _lang() -> Lang:
     return pick_lang(request.headers.get("Accept-Language"))
 
 
-def _adjudicate(body: dict[str, Any]) -> Replay:
+def _adjudicate(body: dict[str, Any], *, scores_only: bool = False) -> Replay:
     """Replay a log through the service, counting the illegal event it stopped at."""
+    referee = _referee()
     try:
-        replay = _referee().replay(body)
+        replay = referee.score(body) if scores_only else referee.replay(body)
     except ArbiterError as err:
         raise Problem.from_arbiter_error(err) from None
     if replay.match.illegal is not None:
@@ -161,7 +162,7 @@ def post_replay() -> Response:
 )
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
-    body = _adjudicate(_read_body()).scores_dict(_lang())
+    body = _adjudicate(_read_body(), scores_only=True).scores_dict(_lang())
     _count_renuncios(body)
     return _json(body)
 

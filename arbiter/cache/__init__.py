@@ -14,7 +14,7 @@ from arbiter.settings import Settings
 
 #: Fewest events in a log for a cache lookup to pay, by backend (measured with
 #: ``benchmarks/bench_positions.py``; ARBITER_CACHE_MIN_EVENTS overrides it).
-DEFAULT_MIN_EVENTS: Final = {"memory": 0, "redis": 0, "cluster": 0}
+DEFAULT_MIN_EVENTS: Final = {"memory": 48, "redis": 96, "cluster": 96}
 
 __all__ = [
     "DEFAULT_MIN_EVENTS",

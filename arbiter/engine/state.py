@@ -483,9 +483,24 @@ class DealState:
         """An independent copy, for speculative moves. Records already appended (tricks,
         cantes...) are immutable tuples and are shared."""
         other = DealState.__new__(DealState)
-        for name in _SLOTS:
-            value = getattr(self, name)
-            setattr(other, name, value.copy() if type(value) is list else value)
+        other.ruleset, other.options, other.players = self.ruleset, self.options, self.players
+        other.must_trump, other.relief = self.must_trump, self.relief
+        other.calls_in_trick, other.call_masks = self.calls_in_trick, self.call_masks
+        other.total_tricks, other.trick_mask = self.total_tricks, self.trick_mask
+        other.dealer, other.hands = self.dealer, self.hands.copy()
+        other.stock, other.stock_pos = self.stock.copy(), self.stock_pos
+        other.trump, other.turn, other.leader = self.trump, self.turn, self.leader
+        other.trick, other.led_suit = self.trick.copy(), self.led_suit
+        other.win_card, other.win_seat = self.win_card, self.win_seat
+        other.strict, other.trick_no = self.strict, self.trick_no
+        other.tricks_won, other.card_points = self.tricks_won.copy(), self.card_points.copy()
+        other.cante_points, other.sung = self.cante_points.copy(), self.sung
+        other.cantes_this_lead, other.calls = self.cantes_this_lead, self.calls
+        other.last_winner, other.decisive = self.last_winner, self.decisive
+        other.over, other.events_applied = self.over, self.events_applied
+        other.won, other.tricks = self.won.copy(), self.tricks.copy()
+        other.cantes, other.exchanges = self.cantes.copy(), self.exchanges.copy()
+        other.violations = self.violations.copy()
         return other
 
     def to_fields(self, *, history: bool) -> list[Any]:
@@ -640,9 +655,6 @@ DERIVED_FIELDS: Final = (
     "total_tricks",
     "trick_mask",
 )
-
-
-_SLOTS: Final = (*POSITION_FIELDS, *HISTORY_FIELDS, *DERIVED_FIELDS)
 
 
 def _pairs_bytes(pairs: Sequence[tuple[int, Card]]) -> bytes:
