@@ -7,8 +7,8 @@ document live in ``app.extensions``.
 
 from __future__ import annotations
 
-import time
 import os
+import time
 from typing import Any
 
 from flask import Flask, Response, g, request

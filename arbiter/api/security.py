@@ -89,7 +89,7 @@ def install(app: Flask, settings: Settings) -> None:
     @app.after_request
     def _headers(response: Response) -> Response:
         headers = response.headers
-        present = {name.lower() for name in headers.keys()}
+        present = {name.lower() for name, _ in headers.items()}
         for name, value in _API_HEADERS.items():
             if name.lower() not in present:  # an answer's own value wins (static files)
                 headers.add(name, value)
