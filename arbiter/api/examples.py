@@ -77,6 +77,14 @@ def validate_requests() -> dict[str, Any]:
             "summary": "A state_id from an earlier answer, and the next move",
             "value": {"state_id": SAMPLE_STATE_ID, "move": _next_move()},
         },
+        "next-deal": {
+            "summary": "A state_id whose deal has ended, the next deal's cards, its first move",
+            "value": {
+                "state_id": SAMPLE_STATE_ID,
+                "deal": {k: v for k, v in _complete_2p()["deals"][0].items() if k != "events"},
+                "move": _complete_2p()["deals"][0]["events"][0],
+            },
+        },
     }
 
 
