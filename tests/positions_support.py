@@ -11,7 +11,10 @@ full-log verdict, ``arbiter.validate(prefix, move).to_dict()`` on the log so far
   judged but gives no token to continue from);
 - :func:`prefix`, :func:`setup_of`, :func:`without_state_id`: pieces of logs and answers;
 - :func:`walk_by_token`: the walk itself over any transport (:data:`Post`): an in-process Flask
-  client, or HTTP to a live gunicorn.
+  client, or HTTP to a live gunicorn;
+- :func:`assert_token_ends`: a token opened with the server's secrets holds the position a
+  replay of the whole log reaches (standing included);
+- :data:`TABLES`: every ruleset with every number of players it seats.
 
 Used by tests/test_two_workers.py and tests/test_cache_cluster.py.
 """
@@ -25,21 +28,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import arbiter
+from arbiter.engine.rulesets import RULESETS
 from arbiter.simulate import random_log
 from arbiter.tokens import Sealer
 
 #: One request: (path, JSON payload) -> (status, decoded JSON body).
 Post = Callable[[str, Mapping[str, Any]], tuple[int, Any]]
 
-#: Every ruleset with every number of players it seats.
-RULESET_SEATS: tuple[tuple[str, int], ...] = (
-    ("tute-2p", 2),
-    ("tute-3p", 3),
-    ("tute-4p", 4),
-    ("tute-cabron", 3),
-    ("tute-gana-pierde", 3),
-    ("tute-gana-pierde", 4),
-    ("tute-gana-pierde", 5),
+#: Every ruleset with every number of players it seats: (ruleset, players).
+TABLES: tuple[tuple[str, int], ...] = tuple(
+    (name, players) for name, ruleset in RULESETS.items() for players in ruleset.players
 )
 
 

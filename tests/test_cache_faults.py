@@ -123,15 +123,23 @@ def replay_ok(client: FlaskClient, log: Mapping[str, Any]) -> str:
     return state_id
 
 
-def validate_ok(client: FlaskClient, log: Mapping[str, Any], move: Mapping[str, Any]) -> str:
-    """POST the log and ``move``: 200, exactly the library's verdict, ok; the next token."""
-    response = client.post("/v1/moves/validate", json={**log, "move": move})
+def judged_ok(
+    client: FlaskClient, payload: Mapping[str, Any], log: Mapping[str, Any], move: Any
+) -> str:
+    """POST ``payload`` to validate: 200, ok, exactly the library's verdict on ``move`` at the
+    end of ``log``; the next token."""
+    response = client.post("/v1/moves/validate", json=payload)
     assert response.status_code == 200, response.get_data(as_text=True)
     verdict = response.get_json()
     assert without_state_id(verdict) == without_state_id(arbiter.validate(log, move).to_dict())
     assert verdict["verdict"] == "ok"
     state_id: str = verdict["state_id"]
     return state_id
+
+
+def validate_ok(client: FlaskClient, log: Mapping[str, Any], move: Mapping[str, Any]) -> str:
+    """The full log and ``move``, judged ok as the library judges it; the next token."""
+    return judged_ok(client, {**log, "move": move}, log, move)
 
 
 def by_token(
@@ -146,13 +154,7 @@ def by_token(
     payload: dict[str, Any] = {"state_id": state_id, "move": move}
     if deal is not None:
         payload["deal"] = deal
-    response = client.post("/v1/moves/validate", json=payload)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    verdict = response.get_json()
-    assert without_state_id(verdict) == without_state_id(arbiter.validate(log, move).to_dict())
-    assert verdict["verdict"] == "ok"
-    new_id: str = verdict["state_id"]
-    return new_id
+    return judged_ok(client, payload, log, move)
 
 
 def readyz(client: FlaskClient) -> dict[str, Any]:

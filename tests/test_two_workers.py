@@ -38,7 +38,7 @@ import arbiter
 from arbiter.tokens import Sealer, TokenError
 from tests import gunicorn_support
 from tests.positions_support import (
-    RULESET_SEATS,
+    TABLES,
     assert_token_ends,
     decided_match,
     prefix,
@@ -145,7 +145,7 @@ def the_matches() -> list[dict[str, Any]]:
     """A decided match of every ruleset and number of players, some dealt with ``deck``."""
     return [
         decided_match(ruleset, players, seed, as_deck=seed % 2 == 1)
-        for seed, (ruleset, players) in enumerate(RULESET_SEATS, 40)
+        for seed, (ruleset, players) in enumerate(TABLES, 40)
     ]
 
 
