@@ -78,7 +78,7 @@ class Referee:
 
     def replay(self, log: object) -> Replay:
         """Adjudicate a whole log (the JSON-shaped object of API.md)."""
-        match, keys, resumed = self._resume(log)
+        match, keys, resumed = self._resume(log, every_deal=True)
         if keys is not None and match.illegal is None and resumed != 0:
             self._keep(keys.whole, match)
         return Replay(match, self._seal_match(match))
@@ -198,9 +198,12 @@ class Referee:
 
     # --- resume and keep ------------------------------------------------------------------------
 
-    def _resume(self, log: object) -> tuple[MatchState, PrefixKeys | None, int | None]:
+    def _resume(
+        self, log: object, every_deal: bool = False
+    ) -> tuple[MatchState, PrefixKeys | None, int | None]:
         """The log replayed, from its longest cached prefix when the cache pays; with the keys
-        of its prefixes and the index of the one it resumed from (None: from the start)."""
+        of its prefixes and the index of the one it resumed from (None: from the start). With
+        ``every_deal``, every deal of a resumed state is unpacked (the report reads them all)."""
         cache = self.cache
         keys = None if cache is None else cache.keys_for(log)
         if keys is not None:
@@ -208,18 +211,24 @@ class Referee:
             found = cache.load_first([key for _, key in keys.lookups])
             if found is not None:
                 index, snapshot = found
-                match = self._resumed(log, keys.lookups[index][0], snapshot)
+                match = self._resumed(log, keys.lookups[index][0], snapshot, every_deal)
                 if match is not None:
                     return match, keys, index
                 cache.reject()
         parsed = parse_log(log, self.limits)
         return advance(MatchState(parsed.header), parsed), keys, None
 
-    def _resumed(self, log: Any, at: tuple[int, int], snapshot: bytes) -> MatchState | None:
+    def _resumed(
+        self, log: Any, at: tuple[int, int], snapshot: bytes, every_deal: bool
+    ) -> MatchState | None:
         """The cached state continued through the rest of ``log`` (None if it is not the state
         its key names)."""
         try:
             match = decode(snapshot)
+            # Finished deals unpack when first read: read now those the answer needs, so that
+            # a corrupt one is a rejected value and not an error while answering.
+            for record in match.deals if every_deal else match.deals[-1:]:
+                _ = record.state
         except SnapshotError:
             return None
         if match.progress != at:

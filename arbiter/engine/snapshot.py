@@ -90,9 +90,14 @@ def _match_from(body: list[Any]) -> MatchState:
     n = len(header.players)
 
     def unpack(packed: bytes) -> DealState:
-        fields = msgpack.unpackb(packed, raw=False)
-        return _checked(DealState.from_fields(header.ruleset, header.options, n, fields,
-                                              history=True))  # fmt: skip
+        try:
+            fields = msgpack.unpackb(packed, raw=False)
+            return _checked(DealState.from_fields(header.ruleset, header.options, n, fields,
+                                                  history=True))  # fmt: skip
+        except SnapshotError:
+            raise
+        except Exception as err:  # a finished deal unpacks late: fail as decode() would
+            raise SnapshotError(f"corrupt snapshot: {type(err).__name__}") from None
 
     for packed, outcome, dealer in deals:
         if not isinstance(packed, bytes) or not isinstance(dealer, int):
