@@ -80,7 +80,7 @@ class Referee:
         """Adjudicate a whole log (the JSON-shaped object of API.md)."""
         match, keys, resumed = self._resume(log, every_deal=True)
         if keys is not None and match.illegal is None and resumed != 0:
-            self._keep(keys.whole, match)
+            self._keep((keys.whole, match))
         return Replay(match, self._seal_match(match))
 
     def score(self, log: object) -> Replay:
@@ -105,14 +105,17 @@ class Referee:
         position = match.position()
         event = self._move(move, position)
         judgement = position.judge(event)
+        kept = [] if keys is None or resumed == 0 else [(keys.whole, match)]
         if judgement.verdict is not Ruling.OK:
-            if keys is not None and resumed != 0:
-                self._keep(keys.whole, match)  # the client is likely to ask again
+            if kept:
+                self._keep(*kept)  # the client is likely to ask again with another move
             return Verdict(position, judgement)
         after = match.copy()
         after.play(event)
         if keys is not None:
-            self._keep(keys.after(move), after)
+            # the state the next, longer log starts from; and this log's own, when it was not
+            # kept yet, for another move validated on it (one round trip for both)
+            self._keep(*kept, (keys.after(move), after))
         return Verdict(position, judgement, self._seal(after.position()))
 
     def validate_token(self, state_id: object, move: object, deal: object = None) -> Verdict:
@@ -213,8 +216,10 @@ class Referee:
                 index, snapshot = found
                 match = self._resumed(log, keys.lookups[index][0], snapshot, every_deal)
                 if match is not None:
+                    cache.hit()
                     return match, keys, index
                 cache.reject()
+                cache.miss()
         parsed = parse_log(log, self.limits)
         return advance(MatchState(parsed.header), parsed), keys, None
 
@@ -231,18 +236,20 @@ class Referee:
                 _ = record.state
         except SnapshotError:
             return None
-        if match.progress != at:
+        # The same header by its key, but held to this server's limits (and checked: a value
+        # is only trusted as far as it says what its key names).
+        if match.progress != at or parse_header(log, self.limits) != match.header:
             return None
-        parse_header(log, self.limits)  # the same header, but held to this server's limits
         deals = raw_deals(log, self.limits)
         deal, event = at
         next_dealer = (match.deals[-1].dealer + 1) % len(match.header.players)
         rest = parse_rest(match.header, deals, deal - 1, event, next_dealer)
         return advance(match, rest)
 
-    def _keep(self, key: str, match: MatchState) -> None:
+    def _keep(self, *states: tuple[str, MatchState]) -> None:
+        """Keep these states, in one round trip."""
         assert self.cache is not None
-        self.cache.keep(key, encode(match))
+        self.cache.keep({key: encode(match) for key, match in states})
 
 
 #: The referee of the library and the command line: no tokens, no cache.

@@ -257,10 +257,18 @@ def test_one_lookup_and_at_most_one_store_per_request() -> None:
     move = MATCH["deals"][1]["events"][10]
     assert ref.validate(log, move).legal  # the state after the move is kept
     assert (store.gets, len(store.puts)) == (3, 2)
-    assert all(len(keys) == 1 for keys in store.puts)
-    longer = cut(MATCH, 1, 11)
-    assert ref.replay(longer).match.progress == (2, 11)
-    assert (store.gets, len(store.puts)) == (4, 2)  # found: it was kept under the longer log
+    assert [len(keys) for keys in store.puts] == [1, 1]
+    fresh = cut(MATCH, 1, 9)  # a log never seen: it and the state after the move, in one trip
+    assert ref.validate(fresh, MATCH["deals"][1]["events"][9]).legal
+    assert (store.gets, len(store.puts)) == (4, 3)
+    assert len(store.puts[-1]) == 2
+    assert ref.validate(fresh, MATCH["deals"][1]["events"][9]).legal  # asked again: found
+    assert (store.gets, len(store.puts)) == (5, 4)
+    assert len(store.puts[-1]) == 1
+    ref.replay(cut(MATCH, 1, 11))  # found: it was kept under the longer log
+    assert (store.gets, len(store.puts)) == (6, 4)
+    log = cut(MATCH, 1, 11)
+    longer = log
     wrong = {"type": "play", "seat": 0, "card": "99Z"}
     with pytest.raises(ArbiterError):
         ref.validate(longer, wrong)

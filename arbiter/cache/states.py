@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final, Protocol
 
 from arbiter.cache.breaker import CircuitBreaker
@@ -85,7 +85,8 @@ class StateCache:
 
     def load_first(self, keys: Sequence[str]) -> tuple[int, bytes] | None:
         """In one round trip, the first of ``keys`` (longest prefix first) that holds a genuine
-        value: its index and the snapshot. None on a miss or when the backend fails."""
+        value: its index and the snapshot (the caller counts it with :meth:`hit` or
+        :meth:`reject` once it has read it). None on a miss or when the backend fails."""
         values = self._get(keys)
         if values is None:
             return None
@@ -94,22 +95,30 @@ class StateCache:
                 continue
             tag, snapshot = value[:_TAG_BYTES], value[_TAG_BYTES:]
             if len(value) > _TAG_BYTES and hmac.compare_digest(tag, self._tag(key, snapshot)):
-                self._observer.cache_event("hit")
                 return index, snapshot
             self.reject()
         self._observer.cache_event("miss")
         return None
 
+    def hit(self) -> None:
+        """Count a lookup whose value was what its key names, and was used."""
+        self._observer.cache_event("hit")
+
+    def miss(self) -> None:
+        """Count a lookup whose value could not be used after all."""
+        self._observer.cache_event("miss")
+
     def reject(self) -> None:
         """Count a value that is not what its key names (bad tag, or not a snapshot)."""
         self._observer.cache_event("rejected")
 
-    def keep(self, key: str, snapshot: bytes) -> None:
-        """Keep ``snapshot`` under ``key`` (one round trip; failures are only counted)."""
-        if not self._breaker.allow():
+    def keep(self, snapshots: Mapping[str, bytes]) -> None:
+        """Keep each snapshot under its key (one round trip; failures are only counted)."""
+        if not snapshots or not self._breaker.allow():
             return
+        items = {key: self._tag(key, snapshot) + snapshot for key, snapshot in snapshots.items()}
         try:
-            self.store.put_many({key: self._tag(key, snapshot) + snapshot}, self._ttl)
+            self.store.put_many(items, self._ttl)
         except STORE_ERRORS as err:
             self._failed(err)
         else:
