@@ -227,7 +227,12 @@ def test_redis_configured_then_killed_mid_match(tmp_path: Path) -> None:
     redis = RedisProcess(free_port(), tmp_path)
     redis.start()
     try:
-        with running(tmp_path / "gunicorn", REDIS_URL=redis.url, ARBITER_STATE_KEY=OLD_KEY) as srv:
+        settings = {
+            "REDIS_URL": redis.url,
+            "ARBITER_STATE_KEY": OLD_KEY,
+            "ARBITER_CACHE_MIN_EVENTS": "0",
+        }
+        with running(tmp_path / "gunicorn", **settings) as srv:
             assert srv.get("/readyz") == {
                 "status": "ready",
                 "cache": {"backend": "redis", "reachable": True},
