@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from arbiter import replay, validate
 from arbiter.engine.errors import ArbiterError
 from arbiter.i18n import LANGS
-from arbiter.report import replay, validate
 
 EXIT_OK, EXIT_BREACH, EXIT_BAD_INPUT = 0, 1, 2
 

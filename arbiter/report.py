@@ -1,28 +1,19 @@
 """The referee's answers: engine results shaped as the bodies of API.md.
 
-:func:`replay` adjudicates a log (``POST /v1/replays``) and :func:`validate` judges one proposed
-move (``POST /v1/moves/validate``). Both take the JSON-shaped log of API.md and return objects
-whose ``to_dict(lang)`` is the response body (``state_id`` is added by the service). Messages
-come from :mod:`arbiter.i18n`.
+:class:`Replay` is the adjudication of a log (the body of ``POST /v1/replays``, and the smaller
+one of ``POST /v1/scores``); :class:`Verdict` is the judgement of one proposed move (``POST
+/v1/moves/validate``). Their ``to_dict(lang)`` is the response body; :mod:`arbiter.service`
+makes them. Messages come from :mod:`arbiter.i18n`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from arbiter.engine.cards import card_codes, display_order, format_card, format_suit
-from arbiter.engine.errors import ArbiterError, LogError
-from arbiter.engine.log import GameLog, parse_event, parse_log
-from arbiter.engine.match import (
-    Illegal,
-    MatchState,
-    MoveJudgement,
-    advance,
-    apply_move,
-    judge_move,
-)
-from arbiter.engine.scoring import Outcome, sides
+from arbiter.engine.log import Header
+from arbiter.engine.match import Illegal, MatchState, MoveJudgement, Position, Ruling, Status
+from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
 from arbiter.engine.state import (
     EVENT_TYPES,
     LAST_TRICK_BONUS,
@@ -32,77 +23,80 @@ from arbiter.engine.state import (
     TUTE_OF,
     DealState,
     Event,
+    IllegalCode,
     Renuncio,
 )
 from arbiter.i18n import Lang, Phrases
 
 
 class Replay:
-    """The adjudication of a log: every deal, the match standing, who acts next."""
+    """The adjudication of a log: every deal, the match standing, who acts next, and the
+    ``state_id`` token of the position it ends in (None without a sealer or when invalid)."""
 
-    def __init__(self, match: MatchState) -> None:
+    def __init__(self, match: MatchState, state_id: str | None = None) -> None:
         self.match = match
+        self.state_id = state_id
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         return self.match.status
 
     def to_dict(self, lang: Lang = "en") -> dict[str, Any]:
-        words = _phrases(self.match, lang)
+        words = _phrases(self.match.header, lang)
         return {
-            "state_id": None,
-            "status": self.status,
+            "state_id": self.state_id,
+            "status": self.status.value,
             "illegal": _illegal(self.match, words),
             "deals": [_deal(self.match, r.state, r.outcome, words) for r in self.match.deals],
-            "match": _match(self.match),
+            "match": _match(self.match.header, self.match.standing),
             "next": _next(self.match, words),
         }
 
     def scores_dict(self, lang: Lang = "en") -> dict[str, Any]:
         """The body of ``POST /v1/scores``: only scores, sides, outcome and violations."""
-        words = _phrases(self.match, lang)
+        words = _phrases(self.match.header, lang)
         return {
-            "status": self.status,
+            "status": self.status.value,
             "illegal": _illegal(self.match, words),
             "deals": [
                 _deal_scores(self.match, r.state, r.outcome, words) for r in self.match.deals
             ],
-            "match": _match(self.match),
+            "match": _match(self.match.header, self.match.standing),
         }
 
 
 class Verdict:
-    """The judgement of one proposed move on a match state."""
+    """The judgement of one proposed move on a position, and the ``state_id`` token of the
+    position after it (when it is ``ok`` and the referee seals)."""
 
-    def __init__(self, match: MatchState, judgement: MoveJudgement) -> None:
-        self.match = match
+    def __init__(
+        self, position: Position, judgement: MoveJudgement, state_id: str | None = None
+    ) -> None:
+        self.position = position
         self.judgement = judgement
+        self.state_id = state_id
 
     @property
     def legal(self) -> bool:
-        return self.judgement.verdict == "ok"
-
-    def after(self) -> MatchState:
-        """The state once the move is made (only for a legal move)."""
-        return apply_move(self.match, self.judgement.move)
+        return self.judgement.verdict is Ruling.OK
 
     def to_dict(self, lang: Lang = "en") -> dict[str, Any]:
         j = self.judgement
-        words = _phrases(self.match, lang)
-        notation = self.match.notation
-        state = self.match.current
-        if j.verdict == "illegal":
+        words = _phrases(self.position.header, lang)
+        notation = self.position.header.notation
+        state = self.position.deal
+        if j.verdict is Ruling.ILLEGAL:
             assert j.code is not None
-            message = _illegal_message(self.match, j.code.value, j.move, words)
-        elif j.verdict == "renuncio":
-            assert state is not None and j.obligation is not None
+            message = _illegal_message(self.position.header, state, j.code, j.move, words)
+        elif j.verdict is Ruling.RENUNCIO:
+            assert j.obligation is not None
             record = Renuncio(
                 state.events_applied,
                 j.move.seat,
                 j.move.arg,
                 j.obligation,
                 j.correct,
-                len(state.tricks),
+                state.trick_no,
                 state.led_suit,
                 state.win_card,
             )
@@ -111,50 +105,30 @@ class Verdict:
             message = _ok_message(j.move, state, words)
         return {
             "legal": self.legal,
-            "verdict": j.verdict,
+            "verdict": j.verdict.value,
             "obligation": None if j.obligation is None else j.obligation.value,
             "code": None if j.code is None else j.code.value,
             "message": message,
             "correct": [format_card(c, notation) for c in display_order(j.correct)]
-            if j.verdict == "renuncio"
+            if j.verdict is Ruling.RENUNCIO
             else None,
-            "legal_moves": [] if state is None else _moves(state, notation),
-            "state_id": None,
+            "legal_moves": _moves(state, notation, self._correct_now()),
+            "state_id": self.state_id,
         }
 
-
-# --- entry points ----------------------------------------------------------------------------
-
-
-def replay(log: Mapping[str, Any] | GameLog) -> Replay:
-    """Adjudicate a whole log (the JSON-shaped dict of API.md, or an already parsed one)."""
-    parsed = log if isinstance(log, GameLog) else parse_log(log)
-    return Replay(advance(MatchState.for_log(parsed), parsed))
-
-
-def validate(log: Mapping[str, Any] | MatchState, move: Mapping[str, Any]) -> Verdict:
-    """Judge ``move`` on the position at the end of ``log`` (or on a match state)."""
-    match = log if isinstance(log, MatchState) else replay(log).match
-    if match.illegal is not None:
-        ill = match.illegal
-        where: tuple[str | int, ...] = ("deals", ill.deal)
-        if ill.event is not None:
-            where += ("events", ill.event)
-        raise LogError(
-            f"the log is invalid here ({ill.code.value}); fix it before validating a move", where
-        )
-    try:
-        event = parse_event(move, len(match.players), match.notation)
-    except ArbiterError as err:
-        raise err.at("move") from None
-    return Verdict(match, judge_move(match, event))
+    def _correct_now(self) -> int | None:
+        """The correct plays of the seat to act, when judging the move already found them."""
+        j, state = self.judgement, self.position.deal
+        if j.move.kind == PLAY and j.move.seat == state.turn and j.verdict is not Ruling.ILLEGAL:
+            return j.correct
+        return None
 
 
 # --- pieces of the bodies ----------------------------------------------------------------------
 
 
-def _phrases(match: MatchState, lang: Lang) -> Phrases:
-    return Phrases(lang, match.notation, match.players)
+def _phrases(header: Header, lang: Lang) -> Phrases:
+    return Phrases(lang, header.notation, header.players)
 
 
 def move_dict(event: Event, notation: str) -> dict[str, Any]:
@@ -170,14 +144,14 @@ def move_dict(event: Event, notation: str) -> dict[str, Any]:
     return out
 
 
-def _moves(state: DealState, notation: str) -> list[dict[str, Any]]:
-    return [move_dict(m, notation) for m in state.legal_moves()]
+def _moves(state: DealState, notation: str, correct: int | None = None) -> list[dict[str, Any]]:
+    return [move_dict(m, notation) for m in state.legal_moves(correct)]
 
 
 def _deal(
     match: MatchState, state: DealState, outcome: Outcome | None, words: Phrases
 ) -> dict[str, Any]:
-    notation = match.notation
+    notation = match.header.notation
     codes = card_codes(notation)
     tricks = [
         {
@@ -219,7 +193,7 @@ def _deal(
         ],
         **_deal_scores(match, state, outcome, words),
     }
-    if match.ruleset.stock:
+    if match.header.ruleset.stock:
         body["stock_left"] = state.stock_left
     return body
 
@@ -245,10 +219,11 @@ def _deal_scores(
         ],
         "outcome": None if outcome is None else _outcome(state, outcome, words),
     }
-    if match.ruleset.pairs:
+    ruleset = match.header.ruleset
+    if ruleset.pairs:
         body["sides"] = [
             {"seats": list(side), "total": sum(totals[s] for s in side)}
-            for side in sides(match.ruleset, state.players)
+            for side in sides(ruleset, state.players)
         ]
     return body
 
@@ -284,12 +259,12 @@ def renuncio_message(v: Renuncio, state: DealState, words: Phrases) -> str:
 def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, Any]:
     offender = "" if state.decisive is None else words.name(state.decisive.seat)
     result = ""
-    if outcome.reason == "tie" and outcome.winners:
+    if outcome.reason is Reason.TIE and outcome.winners:
         result = words.text("tie.all", winners=words.names(outcome.winners))
-    elif outcome.reason == "tie":
+    elif outcome.reason is Reason.TIE:
         result = words.text("tie.nobody")
     message = words.text(
-        f"reason.{outcome.reason}",
+        f"reason.{outcome.reason.value}",
         winners=words.names(outcome.winners),
         losers=words.names(outcome.losers),
         offender=offender,
@@ -298,23 +273,22 @@ def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, An
     return {
         "winners": list(outcome.winners),
         "losers": list(outcome.losers),
-        "reason": outcome.reason,
+        "reason": outcome.reason.value,
         "message": message,
     }
 
 
-def _match(match: MatchState) -> dict[str, Any]:
-    st = match.standing
+def _match(header: Header, st: MatchStanding) -> dict[str, Any]:
     return {
         "standings": [
             {
                 "seat": s,
-                "player": match.players[s],
+                "player": header.players[s],
                 "deals_won": st.deals_won[s],
                 "loser_points": st.loser_points[s],
                 "tokens": st.tokens[s],
             }
-            for s in range(len(match.players))
+            for s in range(len(header.players))
         ],
         "over": st.over,
         "winners": list(st.winners),
@@ -323,14 +297,14 @@ def _match(match: MatchState) -> dict[str, Any]:
 
 
 def _next(match: MatchState, words: Phrases) -> dict[str, Any] | None:
-    if match.status != "in_progress":
+    if match.status is not Status.IN_PROGRESS:
         return None
     state = match.current
     assert state is not None
     return {
         "seat": state.turn,
         "player": words.name(state.turn),
-        "legal_moves": _moves(state, match.notation),
+        "legal_moves": _moves(state, match.header.notation),
     }
 
 
@@ -338,11 +312,12 @@ def _illegal(match: MatchState, words: Phrases) -> dict[str, Any] | None:
     ill: Illegal | None = match.illegal
     if ill is None:
         return None
+    state = match.deals[-1].state if match.deals else None
     return {
         "deal": ill.deal,
         "event": ill.event,
         "code": ill.code.value,
-        "message": _illegal_message(match, ill.code.value, ill.move, words),
+        "message": _illegal_message(match.header, state, ill.code, ill.move, words),
     }
 
 
@@ -357,21 +332,22 @@ def _act(move: Event, words: Phrases) -> str:
     return words.text("act.exchange")
 
 
-def _illegal_message(match: MatchState, code: str, move: Event | None, words: Phrases) -> str:
+def _illegal_message(
+    header: Header, state: DealState | None, code: IllegalCode, move: Event | None, words: Phrases
+) -> str:
     if move is None:  # a deal given after the end of the match
         return words.text("illegal.match_over_deal")
-    state = match.deals[-1].state if match.deals else None
     kind, seat, arg = move
     trump = "" if state is None or state.trump_suit is None else words.suit(state.trump)
     return words.text(
-        f"illegal.{code}",
+        f"illegal.{code.value}",
         name=words.name(seat),
         act=_act(move, words),
         turn=words.name(state.turn) if state is not None else "",
         card=words.card(arg) if kind == PLAY else "",
         suit=words.suit(arg) if kind == SING else "",
         of=words.text(f"of.{TUTE_OF[arg]}") if kind == TUTE else "",
-        ruleset=match.ruleset.name,
+        ruleset=header.ruleset.name,
         trump=trump,
     )
 

@@ -15,13 +15,25 @@ from typing import Any, Final, TypeVar
 
 from limits import parse_many
 
+from arbiter.engine.log import Limits
+from arbiter.tokens import MIN_SECRET_BYTES
+
 T = TypeVar("T", int, float)
 
 CACHE_BACKENDS: Final = ("auto", "memory", "redis", "cluster", "off")
+#: The environment variable through which the gunicorn master hands its drawn key to workers.
+SERVER_STATE_KEY_VAR: Final = "ARBITER_SERVER_STATE_KEY"
+#: Longest player names a server may allow: state tokens carry them (tokens.MAX_TOKEN_LENGTH).
+MAX_NAME_LENGTH_LIMIT: Final = 128
 
 
 class SettingsError(ValueError):
     """A configuration the service cannot start with; the message says what to set."""
+
+
+def _optional_int(env: Mapping[str, str], name: str) -> int | None:
+    raw = env.get(name)
+    return None if raw is None or raw == "" else _number(env, name, 0, int)
 
 
 def _number(env: Mapping[str, str], name: str, default: T, kind: Callable[[str], T]) -> T:
@@ -61,10 +73,17 @@ class Settings:
     #: consecutive Redis failures that open the circuit breaker, and for how long (seconds)
     breaker_failures: int = 3
     breaker_cooldown: float = 5.0
-    #: logs with fewer events are replayed without a cache lookup (see benchmarks/README.md)
-    cache_min_events: int = 0
-    #: secret of the state ids and of the values' tags; random per process when unset
+    #: logs with fewer events are replayed without a cache lookup; None: the backend's
+    #: measured default (see arbiter.cache.DEFAULT_MIN_EVENTS)
+    cache_min_events: int | None = None
+    #: the secret that seals state tokens and tags cached values (at least 32 bytes)
     state_key: str | None = None
+    #: several secrets for key rotation (ARBITER_STATE_KEYS, comma-separated): the first seals,
+    #: every one opens; instead of state_key
+    state_keys: tuple[str, ...] = ()
+    #: a secret the gunicorn master draws when none is configured, shared by its workers
+    #: (ARBITER_SERVER_STATE_KEY; not meant to be set by hand)
+    server_state_key: str | None = None
     #: API keys (ARBITER_API_KEYS, comma-separated); when any, /v1/ calls need one
     api_keys: tuple[str, ...] = ()
     #: GET /metrics: open, protected (needs an API key) or off
@@ -93,8 +112,12 @@ class Settings:
             cache_timeout=_number(env, "ARBITER_CACHE_TIMEOUT", d.cache_timeout, float),
             breaker_failures=_number(env, "ARBITER_BREAKER_FAILURES", d.breaker_failures, int),
             breaker_cooldown=_number(env, "ARBITER_BREAKER_COOLDOWN", d.breaker_cooldown, float),
-            cache_min_events=_number(env, "ARBITER_CACHE_MIN_EVENTS", d.cache_min_events, int),
+            cache_min_events=_optional_int(env, "ARBITER_CACHE_MIN_EVENTS"),
             state_key=env.get("ARBITER_STATE_KEY") or None,
+            state_keys=tuple(
+                k.strip() for k in env.get("ARBITER_STATE_KEYS", "").split(",") if k.strip()
+            ),
+            server_state_key=env.get(SERVER_STATE_KEY_VAR) or None,
             api_keys=tuple(
                 k.strip() for k in env.get("ARBITER_API_KEYS", "").split(",") if k.strip()
             ),
@@ -105,6 +128,20 @@ class Settings:
         )
         settings.check()
         return settings
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The state secrets in force, the sealing one first (empty: draw one per process)."""
+        if self.state_keys:
+            return self.state_keys
+        if self.state_key:
+            return (self.state_key,)
+        return (self.server_state_key,) if self.server_state_key else ()
+
+    @property
+    def limits(self) -> Limits:
+        """The limits the log parser applies."""
+        return Limits(max_deals=self.max_deals, max_name_length=self.max_name_length)
 
     @property
     def cache_backend(self) -> str:
@@ -126,10 +163,16 @@ class Settings:
             raise SettingsError("ARBITER_CACHE=redis needs REDIS_URL")
         if backend == "cluster" and not self.redis_cluster_url:
             raise SettingsError("ARBITER_CACHE=cluster needs REDIS_CLUSTER_URL")
-        if backend in ("redis", "cluster") and not self.state_key:
+        self._check_secrets()
+        if backend in ("redis", "cluster") and not (self.state_key or self.state_keys):
             raise SettingsError(
                 "a shared state cache needs ARBITER_STATE_KEY (the same secret on every "
-                "worker and replica), so that state ids and cached values can be trusted"
+                "worker and replica), so that cached values can be trusted"
+            )
+        if not 1 <= self.max_name_length <= MAX_NAME_LENGTH_LIMIT:
+            raise SettingsError(
+                f"ARBITER_MAX_NAME_LENGTH must be from 1 to {MAX_NAME_LENGTH_LIMIT} "
+                "(state tokens carry the names)"
             )
         if self.metrics not in ("open", "protected", "off"):
             raise SettingsError("ARBITER_METRICS must be open, protected or off")
@@ -144,6 +187,22 @@ class Settings:
                 ) from None
         if self.cache_ttl <= 0 or self.cache_max_entries <= 0:
             raise SettingsError("ARBITER_CACHE_TTL and ARBITER_CACHE_MAX_ENTRIES must be > 0")
+
+    def _check_secrets(self) -> None:
+        if self.state_key and self.state_keys:
+            raise SettingsError("set ARBITER_STATE_KEYS or ARBITER_STATE_KEY, not both")
+        named = [
+            ("ARBITER_STATE_KEY", self.state_key),
+            (SERVER_STATE_KEY_VAR, self.server_state_key),
+        ]
+        named += [(f"ARBITER_STATE_KEYS[{i}]", k) for i, k in enumerate(self.state_keys)]
+        for name, secret in named:
+            if secret is not None and len(secret.encode("utf-8")) < MIN_SECRET_BYTES:
+                raise SettingsError(
+                    f"{name} must be at least {MIN_SECRET_BYTES} bytes long (it has "
+                    f"{len(secret.encode('utf-8'))}); make one with: python -c "
+                    "'import secrets; print(secrets.token_urlsafe(48))'"
+                )
 
     def with_(self, **changes: Any) -> Settings:
         changed = replace(self, **changes)

@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from arbiter.engine.cards import cards_of, format_card, pack_mask
-from arbiter.engine.log import parse_deal
+from arbiter.engine.log import Header, parse_deal
 from arbiter.engine.match import DealRecord, MatchState
 from arbiter.engine.rulesets import get_ruleset, resolve_options
 from arbiter.engine.state import PLAY, DealState, Event
@@ -78,7 +78,8 @@ def random_log(
     log: dict[str, Any] = {"ruleset": ruleset_name, "players": names, "deals": []}
     if options:
         log["options"] = options
-    match = MatchState(ruleset, opts, "spanish", tuple(names))
+    header = Header(ruleset, opts, "spanish", tuple(names))
+    match = MatchState(header)
     dealer = n - 1
     for index in range(deals):
         if match.standing.over:
@@ -86,7 +87,8 @@ def random_log(
         raw = random_deal_cards(ruleset_name, n, dealer, rng, as_deck=as_deck)
         raw["events"] = []
         log["deals"].append(raw)
-        setup = parse_deal(ruleset, "spanish", n, raw, dealer).setup
+        setup = parse_deal(header, raw, dealer).setup
+        assert setup is not None
         record = DealRecord(DealState(ruleset, opts, n, setup))
         match.deals.append(record)
         last = index == deals - 1

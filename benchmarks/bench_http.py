@@ -312,15 +312,15 @@ def wsgi_caller(app: Any, path: str, body: bytes) -> Callable[[], None]:
 #: above. Functions the code no longer has are left out.
 _PIECES: tuple[tuple[str, str, str, int], ...] = (
     ("view (routes.post_replay)", "arbiter/api/routes.py", "post_replay", 0),
-    ("read body: get_data, orjson.loads, marshmallow, limits", "arbiter/api/routes.py",
-     "_read_body", 1),
-    ("marshmallow Schema.validate", "marshmallow/schema.py", "validate", 2),
-    ("engine parse_log (cards, setup, events)", "arbiter/engine/log.py", "parse_log", 1),
-    ("state cache StateCache.replay", "arbiter/cache/states.py", "replay", 1),
-    ("state ids: SHA-256 chain over the log", "arbiter/cache/ids.py", "chain", 2),
-    ("lookup + HMAC check + snapshot decode", "arbiter/cache/states.py", "_resume", 2),
-    ("snapshot encode + HMAC (store)", "arbiter/cache/states.py", "pack", 2),
+    ("read body: get_data, orjson.loads", "arbiter/api/routes.py", "_read_body", 1),
+    ("service Referee.replay", "arbiter/service.py", "replay", 1),
+    ("prefix keys of the log (cache policy permitting)", "arbiter/cache/keys.py",
+     "prefix_keys", 2),
+    ("cache lookup (one round trip)", "arbiter/cache/states.py", "load_first", 2),
+    ("engine parse_log (cards, setup, events)", "arbiter/engine/log.py", "parse_log", 2),
     ("engine advance (the replay proper)", "arbiter/engine/match.py", "advance", 2),
+    ("snapshot encode + store", "arbiter/service.py", "_keep", 2),
+    ("seal the position (state_id)", "arbiter/tokens.py", "seal", 2),
     ("Replay.to_dict", "arbiter/report.py", "to_dict", 1),
     ("orjson.dumps + Response", "arbiter/api/routes.py", "_json", 1),
 )  # fmt: skip

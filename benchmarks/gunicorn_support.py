@@ -1,5 +1,5 @@
 """gunicorn with the shipped ``deploy/gunicorn.conf.py`` on a free loopback port, for the
-benchmarks (benchmarks/bench_http.py, benchmarks/bench_cache.py, benchmarks/load/loadtest.py)
+benchmarks (benchmarks/harness.py, benchmarks/bench_http.py, benchmarks/load/loadtest.py)
 and the live tests (through tests/gunicorn_support.py).
 
 Import it as ``benchmarks.gunicorn_support`` with the repository root on ``sys.path`` (a script

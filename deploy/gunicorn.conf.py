@@ -4,6 +4,7 @@ Every value can be overridden from the environment (``ARBITER_WORKERS``, ``ARBIT
 """
 
 import os
+import secrets
 
 bind = os.environ.get("ARBITER_BIND", "127.0.0.1:8000")
 # The engine is CPU-bound pure Python: one worker per core granted to the process. gthread
@@ -23,6 +24,11 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = os.environ.get("ARBITER_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("ARBITER_LOG_LEVEL", "info").lower()
+
+# One state key per server, drawn here in the master when none is configured, so that every
+# worker seals and opens the same state tokens (a restart draws a new one: old tokens then 409).
+if not (os.environ.get("ARBITER_STATE_KEY") or os.environ.get("ARBITER_STATE_KEYS")):
+    os.environ.setdefault("ARBITER_SERVER_STATE_KEY", secrets.token_urlsafe(48))
 
 # Prometheus multiprocess mode: every worker writes its metrics to files in this directory,
 # and GET /metrics adds them up. Stale files of a previous run would be added too: wipe them.

@@ -246,10 +246,11 @@ def metric_value(text: str, name: str, **labels: str) -> float:
 
 
 class _AnyStateId:
-    """Equal to any state id (``<game>.<digest>``): ids depend on the server's key."""
+    """Equal to any state id (a sealed token, base64url): tokens depend on the server's key and
+    on a random nonce."""
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, str) and other.count(".") == 1
+        return isinstance(other, str) and re.fullmatch(r"[A-Za-z0-9_-]{40,4096}", other) is not None
 
     def __repr__(self) -> str:
         return "<any state id>"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arbiter import report
+import arbiter
 
 SUITS = "OCEB"
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
@@ -168,7 +168,7 @@ def deal_2p(
 
 
 def run(log: dict[str, Any], lang: str = "en") -> dict[str, Any]:
-    return report.replay(log).to_dict(lang)  # type: ignore[arg-type]
+    return arbiter.replay(log).to_dict(lang)  # type: ignore[arg-type]
 
 
 def illegal_code(log: dict[str, Any]) -> tuple[str, int | None]:

@@ -573,10 +573,10 @@ EXCHANGE_0 = {"type": "exchange", "seat": 0}
     ("body", "pointer", "message"),
     [
         ([1, 2], "", "The body must be a JSON object."),
-        ({}, "/ruleset", "Missing data for required field."),
+        ({}, "/ruleset", "missing"),
         (mutate(BASE_2P, lambda b: b.update(ruleset="tute-9p")), "/ruleset", None),
         (mutate(BASE_2P, lambda b: b.update(options={"foo": 1})), "/options/foo",
-         "Unknown field."),
+         "tute-2p has no option 'foo'"),
         (mutate(BASE_2P, lambda b: b.update(options={"match_target": 4})),
          "/options/match_target", None),
         (mutate(BASE_2P, lambda b: b.update(options={"loser_target": 2})),
@@ -643,7 +643,7 @@ def test_too_long_player_name_with_a_configured_limit() -> None:
     ok = mutate(BASE_2P, lambda b: b.update(players=["aaaaa", "b"]))
     assert client.post("/v1/replays", json=ok).status_code == 200
     log = mutate(BASE_2P, lambda b: b.update(players=["aaaaaa", "b"]))
-    assert_invalid(client.post("/v1/replays", json=log), "/players/0", "Longer than 5 characters.")
+    assert_invalid(client.post("/v1/replays", json=log), "/players/0", "longer than 5 characters")
     log = mutate(BASE_2P, lambda b: b.update(players=["a", "bbbbbb"]))
     assert_invalid(client.post("/v1/replays", json=log), "/players/1")
 
@@ -652,16 +652,16 @@ def test_too_long_player_name_with_the_default_limit(client: ConformingClient) -
     ok = mutate(BASE_2P, lambda b: b.update(players=["a" * 64, "b"]))
     assert client.post("/v1/replays", json=ok).status_code == 200
     log = mutate(BASE_2P, lambda b: b.update(players=["a" * 65, "b"]))
-    assert_invalid(client.post("/v1/replays", json=log), "/players/0", "Longer than 64 characters.")
+    assert_invalid(client.post("/v1/replays", json=log), "/players/0", "longer than 64 characters")
 
 
 def test_too_many_deals_with_a_configured_limit() -> None:
     client = make_client(max_deals=1)
     log = random_game("tute-2p", 1, deals=2)
     assert len(log["deals"]) == 2
-    assert_invalid(client.post("/v1/replays", json=log), "/deals", "At most 1 deals.")
+    assert_invalid(client.post("/v1/replays", json=log), "/deals", "at most 1 deals")
     response = client.post("/v1/moves/validate", json={**log, "move": MOVE_1O})
-    assert_invalid(response, "/deals", "At most 1 deals.")
+    assert_invalid(response, "/deals", "at most 1 deals")
     assert client.post("/v1/replays", json=random_game("tute-2p", 1)).status_code == 200
 
 

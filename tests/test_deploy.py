@@ -807,7 +807,7 @@ def test_compose_environment_starts_the_service() -> None:
     resolved = {
         k: re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", str(v)) for k, v in env.items()
     }  # compose's ${VAR:-default}, as when VAR is unset
-    resolved["ARBITER_STATE_KEY"] = "a-long-random-secret"
+    resolved["ARBITER_STATE_KEY"] = "a-long-random-secret-of-32-bytes-at-least"
     settings = Settings.from_env(resolved)
     assert settings.cache_backend == "redis"
     assert settings.metrics_dir == _image_env()["PROMETHEUS_MULTIPROC_DIR"]

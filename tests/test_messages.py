@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arbiter import report
+import arbiter
 from arbiter.engine.cards import make_card
 from arbiter.i18n import Phrases, pick_lang
 from arbiter.simulate import random_log
@@ -107,11 +107,11 @@ def test_validate_gives_the_same_renuncio_message() -> None:
     log = msg_log()
     log["deals"][0]["events"].pop()  # ana is about to play in trick 13
     for lang, text in (("en", ASISTIR_EN), ("es", ASISTIR_ES)):
-        verdict = report.validate(log, play(0, "4B")).to_dict(lang)  # type: ignore[arg-type]
+        verdict = arbiter.validate(log, play(0, "4B")).to_dict(lang)  # type: ignore[arg-type]
         assert verdict["verdict"] == "renuncio"
         assert verdict["obligation"] == "asistir"
         assert verdict["message"] == text
-    verdict = report.validate(log, play(0, "12O")).to_dict("es")
+    verdict = arbiter.validate(log, play(0, "12O")).to_dict("es")
     assert verdict["verdict"] == "ok"
     assert verdict["message"]
 
@@ -378,7 +378,7 @@ def test_validate_illegal_message_in_both_languages(code: str) -> None:
     move = log["deals"][0]["events"].pop()
     texts = []
     for lang in ("en", "es"):
-        verdict = report.validate(log, move).to_dict(lang)  # type: ignore[arg-type]
+        verdict = arbiter.validate(log, move).to_dict(lang)  # type: ignore[arg-type]
         assert (verdict["verdict"], verdict["code"], verdict["legal"]) == ("illegal", code, False)
         assert verdict["message"].strip()
         texts.append(verdict["message"])

@@ -389,7 +389,7 @@ def redis_settings(**changes: Any) -> Settings:
     return Settings(
         cache="redis",
         redis_url=REDIS_URL,
-        state_key="test-operations-state-key",
+        state_key="test-operations-state-key-0123456789",
         rate_limit="3/minute",
         **changes,
     )
@@ -430,7 +430,7 @@ def test_an_unreachable_limiter_store_lets_requests_through() -> None:
     settings = Settings(
         cache="redis",
         redis_url=f"redis://127.0.0.1:{port}/0",
-        state_key="k",
+        state_key="k" * 32,
         rate_limit="3/minute",
         cache_timeout=0.05,
     )

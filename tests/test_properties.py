@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import arbiter
 from arbiter.engine import snapshot
 from arbiter.engine.cards import cards_of, format_card, pack_mask, parse_card
-from arbiter.engine.log import parse_deal, parse_log
+from arbiter.engine.log import Header, parse_deal, parse_event, parse_log
 from arbiter.engine.match import DealRecord, MatchState, advance
 from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.obligations import NO_TRUMP, broken_obligation, correct_plays
@@ -39,10 +39,8 @@ from arbiter.engine.state import (
     Decisive,
     Event,
     IllegalCode,
-    Trick,
 )
-from arbiter.report import Replay, move_dict
-from arbiter.report import validate as validate_move
+from arbiter.report import Replay, Verdict, move_dict
 
 #: Examples of the loaded profile (conftest.py); cheap tests run a multiple of it.
 EXAMPLES = settings().max_examples
@@ -791,7 +789,8 @@ def build_log(
     log: dict[str, Any] = {"ruleset": name, "players": players, "deals": []}
     if options:
         log["options"] = options
-    match = MatchState(ruleset, opts, "spanish", tuple(players))
+    header = Header(ruleset, opts, "spanish", tuple(players))
+    match = MatchState(header)
     dealer = n - 1
     for index in range(deals):
         last = index == deals - 1
@@ -807,7 +806,9 @@ def build_log(
                 log["deals"].append(raw)
             return log
         log["deals"].append(raw)
-        state = DealState(ruleset, opts, n, parse_deal(ruleset, "spanish", n, raw, dealer).setup)
+        setup = parse_deal(header, raw, dealer).setup
+        assert setup is not None
+        state = DealState(ruleset, opts, n, setup)
         record = DealRecord(state)
         match.deals.append(record)
         # The moves of the last deal come straight from hypothesis data (so they shrink); the
@@ -871,9 +872,11 @@ class Step(NamedTuple):
 def walk(log: dict[str, Any]) -> Iterator[Step]:
     """Every event of the log applied to the engine's DealState, up to the first illegal one."""
     parsed = parse_log(log)
-    n = len(parsed.players)
+    header = parsed.header
+    n = len(header.players)
     for di, deal in enumerate(parsed.deals):
-        state = DealState(parsed.ruleset, parsed.options, n, deal.setup)
+        assert deal.setup is not None
+        state = DealState(header.ruleset, header.options, n, deal.setup)
         for j, event in enumerate(deal.events):
             before = state.copy()
             code = state.apply(event, j)
@@ -1006,7 +1009,9 @@ def test_legal_moves_on_a_fresh_deal_of_each_table() -> None:
         log = build_log(name, n, {}, 1, 0.0, False, 0.0, 0.0, False, None, rng)
         log["deals"][0]["events"] = []
         parsed = parse_log(log)
-        state = DealState(parsed.ruleset, parsed.options, n, parsed.deals[0].setup)
+        setup = parsed.deals[0].setup
+        assert setup is not None
+        state = DealState(parsed.header.ruleset, parsed.header.options, n, setup)
         check_legal_moves(state, name, ref_options(log))
         assert len(state.legal_moves()) >= HAND_SIZE[name, n]
 
@@ -1214,9 +1219,10 @@ def test_validating_each_prefix_agrees_with_the_replay(log: dict[str, Any]) -> N
 
 @given(game_logs())
 def test_validating_move_by_move_on_a_match_state_reaches_the_replay(log: dict[str, Any]) -> None:
-    """validate(match_state, move) and Verdict.after() chained over a log end in the replay."""
+    """Judging each move on the position and playing it, chained over a log, ends in the
+    replay."""
     body, verdicts = expected_verdicts(log)
-    match = MatchState.for_log(parse_log(log))
+    match = MatchState(parse_log(log).header)
     stopped_at = None
     for di, raw in enumerate(log["deals"]):
         started = advance(match.copy(), parse_log(truncated(log, di, 0)))  # start the deal
@@ -1236,7 +1242,8 @@ def test_validating_move_by_move_on_a_match_state_reaches_the_replay(log: dict[s
             if expected == "renuncio":
                 assert verdict.judgement.obligation is not None
                 assert verdict.judgement.obligation.value == detail["obligation"]
-            match = verdict.after()
+            match = match.copy()
+            match.play(verdict.judgement.move)
         if stopped_at is not None:
             break
     illegal = body["illegal"]
@@ -1255,10 +1262,19 @@ def test_validating_move_by_move_on_a_match_state_reaches_the_replay(log: dict[s
 # --- 6. snapshots ----------------------------------------------------------------------------
 
 
+def validate_move(match: MatchState, move: dict[str, Any]) -> Verdict:
+    """The verdict on ``move`` at the end of ``match`` (as the service gives it)."""
+    position = match.position()
+    header = position.header
+    return Verdict(
+        position, position.judge(parse_event(move, len(header.players), header.notation))
+    )
+
+
 def match_fields(match: MatchState) -> list[Any]:
     """Everything a match state holds, as plain values (every slot of every deal)."""
     standing = match.standing
-    out: list[Any] = [match.ruleset, match.options, match.notation, match.players, match.illegal]
+    out: list[Any] = [match.header, match.illegal]
     out += [getattr(standing, name) for name in standing.__slots__]
     for record in match.deals:
         out.append(record.outcome)
@@ -1423,7 +1439,7 @@ def test_deal_outcomes_agree_with_the_reference(
     last = data.draw(st.integers(0, n - 1))
     played = state.total_tricks if complete else data.draw(st.integers(0, state.total_tricks - 1))
     state.card_points, state.cante_points, state.tricks_won = card_points, cantes, tricks_won
-    state.tricks = [Trick(0, (), last, 0, ())] * played
+    state.trick_no, state.last_winner = played, last
     state.over = True
     if decisive is not None:
         state.decisive = Decisive(decisive[0], decisive[1], 0)

@@ -311,9 +311,9 @@ def _log(ruleset: str, players: int, options: dict[str, Any]) -> dict[str, Any]:
 
 def test_options_of_a_log_are_applied() -> None:
     log = parse_log(_log("tute-2p", 2, {"match_target": 5, "tie_break": "none"}))
-    assert log.options.match_target == 5
-    assert log.options.tie_break == "none"
-    assert log.options.cantes_per_trick == 1
+    assert log.header.options.match_target == 5
+    assert log.header.options.tie_break == "none"
+    assert log.header.options.cantes_per_trick == 1
 
 
 @pytest.mark.parametrize(

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from arbiter import report
+import arbiter
 from arbiter.engine.cards import cards_of, format_card
 from arbiter.engine.rulesets import get_ruleset, resolve_options
 from arbiter.engine.scoring import deal_outcome
 from arbiter.engine.setup import DealSetup
-from arbiter.engine.state import DealState, Decisive, Trick
+from arbiter.engine.state import DealState, Decisive
 from arbiter.simulate import random_log
 from tests.hand_built import (
     RANKS,
@@ -66,7 +66,7 @@ def decide(
     state.cante_points = list(cantes or [0] * n)
     state.tricks_won = list(tricks or [1] * n)
     if last is not None:
-        state.tricks = [Trick(last, (), last, 0, ())] * state.total_tricks
+        state.trick_no, state.last_winner = state.total_tricks, last
     if decisive is not None:
         state.decisive = Decisive(decisive[0], decisive[1], 0)
     state.over = True
@@ -79,7 +79,7 @@ def test_deal_total_is_card_points_plus_cantes_plus_last_trick() -> None:
     state = DealState(rs, resolve_options(rs, None), 2, DealSetup(1, (0, 0), (), None))
     state.card_points = [55, 65]
     state.cante_points = [20, 40]
-    state.tricks = [Trick(0, (), 1, 0, ())] * 19 + [Trick(1, (), 0, 0, ())]
+    state.trick_no, state.last_winner = 20, 0  # seat 0 took the last of the 20 tricks
     assert state.totals() == [55 + 20 + 10, 65 + 40]
     assert [state.last_trick_points(s) for s in (0, 1)] == [10, 0]
 
@@ -727,14 +727,14 @@ def test_legal_moves_never_empty_and_all_accepted(ruleset: str) -> None:
         seat = out["next"]["seat"]
         assert all(m["seat"] == seat for m in legal)
         for move in legal:
-            verdict = report.validate(log, move).to_dict()
+            verdict = arbiter.validate(log, move).to_dict()
             assert verdict["verdict"] == "ok", (ruleset, seed, move)
         legal_cards = {m["card"] for m in legal if m["type"] == "play"}
-        state = report.replay(log).match.current
+        state = arbiter.replay(log).match.current
         assert state is not None
         for card in (format_card(c) for c in cards_of(state.hands[seat])):
             if card not in legal_cards:
-                verdict = report.validate(log, play(seat, card)).to_dict()
+                verdict = arbiter.validate(log, play(seat, card)).to_dict()
                 assert verdict["verdict"] == "renuncio", (ruleset, seed, card)
 
 

@@ -176,7 +176,7 @@ def test_the_4p_example_holds_the_renuncio_its_summary_announces() -> None:
 
 def test_validate_examples() -> None:
     examples = _request_examples("/v1/moves/validate")
-    assert set(examples) == {"full-log", "state-id"}
+    assert set(examples) == {"full-log", "state-id", "next-deal"}
     full = examples["full-log"]
     move = full["move"]
     log = {k: v for k, v in full.items() if k != "move"}
@@ -189,6 +189,14 @@ def test_validate_examples() -> None:
     assert response.status_code == 200
     assert response.get_json()["verdict"] == "ok"
     assert examples["state-id"]["move"] == move
+    # the next-deal example is a true answer once its state_id is a real one of a finished deal
+    complete = _request_examples("/v1/replays")["tute-2p"]
+    client = make_client()
+    token = client.post("/v1/replays", json=complete).get_json()["state_id"]
+    next_deal = {**examples["next-deal"], "state_id": token}
+    answer = client.post("/v1/moves/validate", json=next_deal)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert answer.get_json()["verdict"] == "ok"
 
 
 def test_rulesets_examples_are_the_served_rulesets() -> None:

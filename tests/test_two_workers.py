@@ -1,49 +1,63 @@
-"""State ids across gunicorn workers with the shared Redis cache.
+"""State tokens across gunicorn workers and servers, as an online table meets them.
 
-One gunicorn with the shipped ``deploy/gunicorn.conf.py`` and two sync workers is started for
-the module on a free loopback port, with ``REDIS_URL`` on database :data:`DB` of the Redis on
-127.0.0.1:6379 (emptied before and after) and a fixed ``ARBITER_STATE_KEY``: the setup under
-which API.md's promise holds that a ``state_id`` from one answer is good for the next request,
-whichever worker takes it. Every request goes on a fresh connection, as after a load balancer.
-
-Which worker answered is read from gunicorn's access log, written with the format
-``<<worker pid>> <X-Request-ID> <status>`` (``--access-logformat``; the service itself says
+Each server is one gunicorn with the shipped ``deploy/gunicorn.conf.py`` on a free loopback port;
+every request goes on a fresh connection (as behind a load balancer), so the kernel hands it to
+either worker. Which worker answered is read from gunicorn's access log, written with the format
+``<<worker pid>> <X-Request-ID> <status>`` (``--access-logformat``: the service itself says
 nothing about its process). gunicorn is always stopped with SIGTERM and its exit status checked.
+
+- With the settings of ``make run`` (no key, no Redis: the gunicorn master draws one key that
+  its two workers share, and each worker has its own in-process cache), a whole decided match of
+  every ruleset is validated move by move by token alone, the matches side by side: no 409,
+  both workers answer, a token issued by one worker is opened by the other, and every verdict is
+  the library's full-log verdict (tests/positions_support.py).
+- With ``REDIS_URL`` (a private ``redis-server``, so that it can be killed) and a configured
+  ``ARBITER_STATE_KEY``: the same, with Redis killed while every match is half way through.
+- Between servers: a token sealed under one key is refused (409) by a server with another —
+  also two servers that each drew their own key — and ``ARBITER_STATE_KEYS=new,old`` opens the
+  old key's tokens and seals with the new one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
-import random
-import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from redis import Redis
-from redis.exceptions import RedisError
 
 import arbiter
-from arbiter.simulate import random_log
+from arbiter.tokens import Sealer, TokenError
 from tests import gunicorn_support
-from tests.gunicorn_support import HOST
-from tests.redis_support import DB_BASE
+from tests.positions_support import (
+    TABLES,
+    assert_token_ends,
+    decided_match,
+    prefix,
+    walk_by_token,
+    without_state_id,
+)
+from tests.redis_support import RedisProcess, free_port
 
-DB = DB_BASE + 1
-REDIS_URL = f"redis://{HOST}:6379/{DB}"
 WORKERS = 2
 BOOT_TIMEOUT = 20.0
 ACCESS_FORMAT = "%(p)s %({x-request-id}i)s %(s)s"
+OLD_KEY = "two-workers-old-key-0123456789abcdef"
+NEW_KEY = "two-workers-new-key-fedcba9876543210"
+#: Matches walked side by side: enough to keep both workers busy on two shared cores.
+PARALLEL = 3
 
 
 @dataclass
-class Gunicorn(gunicorn_support.Gunicorn):
+class Server(gunicorn_support.Gunicorn):
     access_log: Path
 
     def pids_of(self, request_ids: list[str], timeout: float = 5.0) -> dict[str, int]:
@@ -63,162 +77,238 @@ class Gunicorn(gunicorn_support.Gunicorn):
                 return found
             time.sleep(0.02)
 
-
-@dataclass
-class Answer:
-    status: int
-    body: Any
-    request_id: str
+    def get(self, path: str) -> Any:
+        answer = gunicorn_support.request(self.port, "GET", path)
+        assert answer.status == 200, answer
+        return answer.json()
 
 
-def post(server: Gunicorn, path: str, payload: Any) -> Answer:
-    """One POST on a fresh connection, tagged with a new request id."""
-    request_id = uuid.uuid4().hex
-    answer = gunicorn_support.post_json(server.port, path, payload, {"X-Request-ID": request_id})
-    try:
-        body = json.loads(answer.body)
-    except ValueError:
-        body = answer.body.decode(errors="replace")
-    return Answer(answer.status, body, request_id)
+class Client:
+    """Requests to one server, each on a fresh connection and tagged with a new request id
+    (in order, so the walk's hand-offs between workers can be read from the access log)."""
 
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.request_ids: list[str] = []
 
-def get(server: Gunicorn, path: str) -> Answer:
-    answer = gunicorn_support.request(server.port, "GET", path)
-    return Answer(answer.status, answer.json(), "")
-
-
-def _redis() -> Redis:
-    client = Redis.from_url(REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except RedisError as err:
-        pytest.fail(f"these tests need the Redis on {HOST}:6379 ({err})")
-    return client
-
-
-@pytest.fixture(scope="module")
-def redis_db() -> Iterator[Redis]:
-    client = _redis()
-    client.flushdb()
-    try:
-        yield client
-    finally:
-        client.flushdb()
-        client.close()
-
-
-@pytest.fixture(scope="module")
-def server(redis_db: Redis) -> Iterator[Gunicorn]:
-    with tempfile.TemporaryDirectory(prefix="arbiter-two-workers-") as tmp:
-        output, access_log = Path(tmp) / "gunicorn.out", Path(tmp) / "access.log"
-        access_log.touch()
-        env = gunicorn_support.environment(
-            REDIS_URL=REDIS_URL,
-            ARBITER_STATE_KEY="two-workers-test-key",
-            ARBITER_WORKERS=str(WORKERS),
-            ARBITER_LOG_LEVEL="warning",
-            ARBITER_ACCESS_LOG=str(access_log),
+    def post(self, path: str, payload: Mapping[str, Any]) -> tuple[int, Any]:
+        request_id = uuid.uuid4().hex
+        self.request_ids.append(request_id)
+        answer = gunicorn_support.post_json(
+            self.server.port, path, payload, {"X-Request-ID": request_id}
         )
-        # ready once /healthz answers and both workers are up
-        args = ["--access-logformat", ACCESS_FORMAT]
-        booted = gunicorn_support.start(
-            output, env, args=args, workers=WORKERS, boot_timeout=BOOT_TIMEOUT
-        )
-        srv = Gunicorn(booted.port, booted.process, booted.log, access_log)
         try:
-            yield srv
-        finally:
-            status = gunicorn_support.stop(srv)
-        assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{srv.tail()}"
+            body = json.loads(answer.body)
+        except ValueError:
+            body = answer.body.decode(errors="replace")
+        return answer.status, body
+
+    def workers_in_order(self) -> list[int]:
+        pids = self.server.pids_of(self.request_ids)
+        return [pids[i] for i in self.request_ids]
 
 
-def _in_progress(seed: int, events: int) -> dict[str, Any]:
-    """A two-deal tute-2p log whose second deal stops after ``events`` events."""
-    log = random_log(
-        "tute-2p",
-        random.Random(seed),
-        deals=2,
-        finish_last=False,
-        stop_after=events,
-        options={"match_target": 5},
+@contextlib.contextmanager
+def running(workdir: Path, workers: int = WORKERS, **env: str) -> Iterator[Server]:
+    """A gunicorn with the shipped config and ``env`` (over an environment without the
+    caller's ``ARBITER_*``/``REDIS_*``), once ``/healthz`` answers and all workers are up."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    output, access_log = workdir / "gunicorn.out", workdir / "access.log"
+    access_log.touch()
+    environment = gunicorn_support.environment(
+        ARBITER_WORKERS=str(workers), ARBITER_ACCESS_LOG=str(access_log), **env
     )
-    assert len(log["deals"]) == 2
-    assert len(log["deals"][1]["events"]) == events
-    return log
+    booted = gunicorn_support.start(
+        output,
+        environment,
+        args=["--access-logformat", ACCESS_FORMAT],
+        workers=workers,
+        boot_timeout=BOOT_TIMEOUT,
+    )
+    server = Server(booted.port, booted.process, booted.log, access_log)
+    try:
+        yield server
+    finally:
+        status = gunicorn_support.stop(server)
+    assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{server.tail()}"
 
 
-def _without_state_id(body: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in body.items() if k != "state_id"}
+@pytest.fixture(scope="module")
+def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The settings of ``make run``: no key, no Redis; only the worker count and the access
+    log are set."""
+    with running(tmp_path_factory.mktemp("default")) as server:
+        yield server
+
+
+def the_matches() -> list[dict[str, Any]]:
+    """A decided match of every ruleset and number of players, some dealt with ``deck``."""
+    return [
+        decided_match(ruleset, players, seed, as_deck=seed % 2 == 1)
+        for seed, (ruleset, players) in enumerate(TABLES, 40)
+    ]
+
+
+def walk_side_by_side(
+    server: Server,
+    logs: list[dict[str, Any]],
+    midway: Callable[[], None] | None = None,
+) -> list[tuple[Client, list[str]]]:
+    """Walk every log by token (:func:`walk_by_token`), :data:`PARALLEL` at a time; with
+    ``midway``, all the walks meet half way through their moves and ``midway()`` runs once
+    before any goes on. The clients and the tokens of each walk."""
+    meeting = threading.Barrier(len(logs), action=midway, timeout=60) if midway else None
+
+    def walk(log: dict[str, Any]) -> tuple[Client, list[str]]:
+        client = Client(server)
+        half = sum(len(d["events"]) for d in log["deals"]) // 2
+
+        def before_move(index: int) -> None:
+            if meeting is not None and index == half:
+                meeting.wait()
+
+        try:
+            return client, walk_by_token(client.post, log, before_move=before_move).tokens
+        except BaseException:
+            if meeting is not None:
+                meeting.abort()  # the others stop waiting: this failure is the one to report
+            raise
+
+    workers = len(logs) if midway else PARALLEL  # walks that meet must all run at once
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(walk, log) for log in logs]
+    errors = [e for e in (f.exception() for f in futures) if e is not None]
+    if errors:  # the failure itself rather than the walks it left waiting
+        real = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)]
+        raise (real or errors)[0]
+    return [f.result() for f in futures]
+
+
+def assert_both_workers_took_turns(server: Server, clients: list[Client]) -> None:
+    """Every worker answered, and some token issued by one worker was opened by the other."""
+    sequences = [c.workers_in_order() for c in clients]
+    assert set(itertools.chain(*sequences)) == server.workers()
+    handoffs = sum(a != b for seq in sequences for a, b in itertools.pairwise(seq))
+    assert handoffs >= 1, sequences
+
+
+def validate(server: Server, payload: Mapping[str, Any]) -> tuple[int, Any]:
+    return Client(server).post("/v1/moves/validate", payload)
+
+
+def assert_refused(answer: tuple[int, Any]) -> None:
+    status, body = answer
+    assert status == 409, body
+    assert body["type"].endswith("/unknown-state"), body
 
 
 # --- tests ------------------------------------------------------------------------------------
 
 
-def test_readyz_reports_the_shared_redis(server: Gunicorn) -> None:
-    answer = get(server, "/readyz")
-    assert answer.status == 200
-    assert answer.body == {"status": "ready", "cache": {"backend": "redis", "reachable": True}}
-
-
-def test_a_state_id_is_accepted_by_every_worker(server: Gunicorn, redis_db: Redis) -> None:
-    """A state_id from a replay, sent back with the next move many times on fresh
-    connections (four at a time, so both workers take some): every answer is a 200 with the
-    library's verdict and the same next state id, from both workers."""
-    log = _in_progress(1, 10)
-    first = post(server, "/v1/replays", log)
-    assert first.status == 200, first.body
-    assert _without_state_id(first.body) == _without_state_id(arbiter.replay(log).to_dict())
-    state_id = first.body["state_id"]
-    move = first.body["next"]["legal_moves"][0]
-    expected = _without_state_id(arbiter.validate(log, move).to_dict())
-    assert expected["verdict"] == "ok"
-    assert redis_db.dbsize() >= 1
-
-    payload = {"state_id": state_id, "move": move}
-    answers: list[Answer] = []
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        while len(answers) < 200:
-            answers += pool.map(lambda _: post(server, "/v1/moves/validate", payload), range(40))
-            pids = server.pids_of([a.request_id for a in answers])
-            if len(set(pids.values())) == WORKERS:
-                break
-    assert [a.status for a in answers] == [200] * len(answers), [a.body for a in answers][:3]
-    assert all(_without_state_id(a.body) == expected for a in answers)
-    assert len({a.body["state_id"] for a in answers}) == 1
-    assert answers[0].body["state_id"] != state_id
-    assert set(pids.values()) == server.workers()
-    issuer = server.pids_of([first.request_id])[first.request_id]
-    assert any(pid != issuer for pid in pids.values())
-
-
-def test_validate_ids_chain_through_a_deal_across_workers(server: Gunicorn) -> None:
-    """Move by move with state ids only, each on a fresh connection: the id each answer gives
-    is accepted by the next request, also when the other worker takes it; the last id is
-    the id of the whole log's replay."""
-    log = _in_progress(2, 0)
-    full = random_log("tute-2p", random.Random(2), deals=2, options={"match_target": 5})
-    assert full["deals"][0] == log["deals"][0]
-    assert {k: v for k, v in full["deals"][1].items() if k != "events"} == {
-        k: v for k, v in log["deals"][1].items() if k != "events"
+def test_every_ruleset_by_token_alone_with_the_settings_of_make_run(
+    default_server: Server,
+) -> None:
+    assert default_server.get("/readyz") == {
+        "status": "ready",
+        "cache": {"backend": "memory", "reachable": True},
     }
-    first = post(server, "/v1/replays", log)
-    assert first.status == 200, first.body
-    state_id = first.body["state_id"]
-    moves = full["deals"][1]["events"]
-    answers = [first]
-    for j, move in enumerate(moves):
-        answer = post(server, "/v1/moves/validate", {"state_id": state_id, "move": move})
-        assert answer.status == 200, (j, answer.body)
-        assert answer.body["verdict"] == "ok", (j, answer.body)
-        state_id = answer.body["state_id"]
-        answers.append(answer)
-    pids = server.pids_of([a.request_id for a in answers])
-    sequence = [pids[a.request_id] for a in answers]
-    handoffs = sum(1 for a, b in itertools.pairwise(sequence) if a != b)
-    assert set(sequence) == server.workers()
-    assert handoffs >= 1, sequence
+    logs = the_matches()
+    walks = walk_side_by_side(default_server, logs)
+    assert_both_workers_took_turns(default_server, [client for client, _ in walks])
+    # the full log of each match still gets the library's answer (from either worker's cache)
+    client = Client(default_server)
+    for log in logs:
+        status, body = client.post("/v1/replays", log)
+        assert status == 200
+        assert without_state_id(body) == without_state_id(arbiter.replay(log).to_dict())
 
-    whole = post(server, "/v1/replays", full)
-    assert whole.status == 200
-    assert whole.body["state_id"] == state_id
-    assert _without_state_id(whole.body) == _without_state_id(arbiter.replay(full).to_dict())
+
+def test_redis_configured_then_killed_mid_match(tmp_path: Path) -> None:
+    redis = RedisProcess(free_port(), tmp_path)
+    redis.start()
+    try:
+        settings = {
+            "REDIS_URL": redis.url,
+            "ARBITER_STATE_KEY": OLD_KEY,
+            "ARBITER_CACHE_MIN_EVENTS": "0",
+        }
+        with running(tmp_path / "gunicorn", **settings) as srv:
+            assert srv.get("/readyz") == {
+                "status": "ready",
+                "cache": {"backend": "redis", "reachable": True},
+            }
+            logs = the_matches()
+            # full logs of the first halves are cached in Redis: the server does use it
+            stored = Client(srv)
+            for log in logs:
+                assert stored.post("/v1/replays", prefix(log, 0, 10))[0] == 200
+            with redis.client() as admin:
+                assert admin.dbsize() >= len(logs)
+
+            walks = walk_side_by_side(srv, logs, midway=redis.kill)
+            assert not redis.running
+            assert_both_workers_took_turns(srv, [client for client, _ in walks])
+            for log, (_, tokens) in zip(logs, walks, strict=True):
+                assert_token_ends(tokens[-1], [OLD_KEY], log)
+            assert srv.get("/readyz") == {
+                "status": "degraded",
+                "cache": {"backend": "redis", "reachable": False},
+            }
+            # full logs are answered without the cache, exactly
+            for log in logs[:2]:
+                status, body = stored.post("/v1/replays", log)
+                assert status == 200
+                assert without_state_id(body) == without_state_id(arbiter.replay(log).to_dict())
+    finally:
+        redis.close()
+
+
+def test_tokens_between_servers_and_key_rotation(default_server: Server, tmp_path: Path) -> None:
+    log = decided_match("tute-2p", 2, 7)
+    start = prefix(log, 0, 0)
+    first, second = log["deals"][0]["events"][:2]
+    with contextlib.ExitStack() as stack:
+        boots = {
+            "drawn": {},  # another server with no key: it draws its own
+            "old": {"ARBITER_STATE_KEY": OLD_KEY},
+            "rotated": {"ARBITER_STATE_KEYS": f"{NEW_KEY},{OLD_KEY}"},
+        }
+        with ThreadPoolExecutor(max_workers=len(boots)) as pool:
+            futures = {
+                name: pool.submit(stack.enter_context, running(tmp_path / name, 1, **env))
+                for name, env in boots.items()
+            }
+        servers = {name: f.result() for name, f in futures.items()}
+        servers["default"] = default_server
+
+        tokens = {}
+        for name, server in servers.items():
+            status, body = Client(server).post("/v1/replays", start)
+            assert status == 200
+            tokens[name] = body["state_id"]
+        expected = arbiter.validate(start, first).to_dict()
+        for holder, token in tokens.items():
+            for name, server in servers.items():
+                answer = validate(server, {"state_id": token, "move": first})
+                opens = name == holder or (holder, name) == ("old", "rotated")
+                if not opens:
+                    assert_refused(answer)
+                    continue
+                status, body = answer
+                assert status == 200, (holder, name, body)
+                assert without_state_id(body) == without_state_id(expected)
+
+        # the rotated server seals with the new key only: its tokens no longer open on the old
+        # server, and open with the new key alone
+        status, body = validate(servers["rotated"], {"state_id": tokens["old"], "move": first})
+        assert status == 200
+        resealed = body["state_id"]
+        for token in (tokens["rotated"], resealed):
+            assert_refused(validate(servers["old"], {"state_id": token, "move": first}))
+            Sealer([NEW_KEY]).open(token)
+            with pytest.raises(TokenError):
+                Sealer([OLD_KEY]).open(token)
+        status, body = validate(servers["rotated"], {"state_id": resealed, "move": second})
+        assert status == 200
+        expected = arbiter.validate(prefix(log, 0, 1), second).to_dict()
+        assert without_state_id(body) == without_state_id(expected)

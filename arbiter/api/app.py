@@ -7,8 +7,8 @@ document live in ``app.extensions``.
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from typing import Any
 
 from flask import Flask, Response, g, request
@@ -18,7 +18,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from arbiter import __version__
 from arbiter.api import errors, limits, logs, security
 from arbiter.api.metrics import Metrics
-from arbiter.cache import build_cache
+from arbiter.service import Referee
 from arbiter.settings import Settings
 
 API_TITLE = "tute-arbiter"
@@ -45,8 +45,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             "info": {
                 "description": (
                     "A referee for the Spanish card game Tute: adjudicates game logs (renuncios, "
-                    "scores, outcomes), validates proposed moves and scores archived games. "
-                    "Rules: RULES.md; contract: API.md."
+                    "scores, outcomes), validates proposed moves and scores archived games."
                 )
             },
             "servers": [{"url": "/"}],
@@ -55,7 +54,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["arbiter.settings"] = settings
     metrics = Metrics(settings.metrics_dir)
     app.extensions["arbiter.metrics"] = metrics
-    app.extensions["arbiter.cache"] = build_cache(settings, metrics)
+    app.extensions["arbiter.referee"] = Referee.from_settings(settings, metrics)
     logs.configure(settings.log_level, settings.log_json)
 
     api = _Api(app)
@@ -90,22 +89,18 @@ def _instrument(app: Flask) -> None:
     def _start() -> None:
         incoming = request.headers.get("X-Request-ID", "")
         valid = 0 < len(incoming) <= 128 and incoming.isprintable()
-        g.request_id = incoming if valid else uuid.uuid4().hex
+        g.request_id = incoming if valid else os.urandom(16).hex()
         g.started = time.perf_counter()
 
     @app.after_request
     def _finish(response: Response) -> Response:
-        response.headers["X-Request-ID"] = g.get("request_id", "")
-        endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        request_id: str = g.get("request_id", "")
+        response.headers.add("X-Request-ID", request_id)  # no answer sets it before
+        rule = request.url_rule
+        endpoint = rule.rule if rule is not None else "unmatched"
         started: Any = g.get("started")
         elapsed = time.perf_counter() - started if started is not None else 0.0
-        metrics.observe_request(request.method, endpoint, response.status_code, elapsed)
-        logs.access(
-            g.get("request_id", ""),
-            request.method,
-            request.path,
-            response.status_code,
-            elapsed,
-            g.get("ruleset"),
-        )
+        method, status = request.method, response.status_code
+        metrics.observe_request(method, endpoint, status, elapsed)
+        logs.access(request_id, method, request.path, status, elapsed, g.get("ruleset"))
         return response

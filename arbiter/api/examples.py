@@ -10,7 +10,7 @@ import random
 from functools import cache
 from typing import Any
 
-from arbiter.report import replay, validate
+from arbiter import replay, validate
 from arbiter.simulate import random_log
 
 _NAMES = {"p0": "ana", "p1": "bea", "p2": "carlos", "p3": "dani"}
@@ -44,8 +44,13 @@ def replay_requests() -> dict[str, Any]:
     }
 
 
-#: What a state id looks like (real ones depend on the server's key).
-SAMPLE_STATE_ID = "3f2a9c41d0.5b1e7d0c9a8f64e2b3c1d7a9e0f24c68"
+#: What a state id looks like: a sealed token (real ones depend on the server's key and on a
+#: random nonce, so the committed contract shows this one).
+SAMPLE_STATE_ID = (
+    "AYRzH3Tpc3A9cRs-xFnMtaWqvDIcxNmLGAYuhzMKPqpEAV1eYG72kczoQjPPwL_sXghAw-iohI381_aHFI9LNj4"
+    "f7Qxld7OEndsEAXtydRxhpOjkt2uc1pfQtAJP4DTHHA7x94998ydHRWGgwvEgv8sNKApzyTEW59uKsxHfct2Cg"
+    "knAP__mA7dJbHpSaLVz7jUfYqc"
+)
 
 
 def replay_response() -> dict[str, Any]:
@@ -71,6 +76,14 @@ def validate_requests() -> dict[str, Any]:
         "state-id": {
             "summary": "A state_id from an earlier answer, and the next move",
             "value": {"state_id": SAMPLE_STATE_ID, "move": _next_move()},
+        },
+        "next-deal": {
+            "summary": "A state_id whose deal has ended, the next deal's cards, its first move",
+            "value": {
+                "state_id": SAMPLE_STATE_ID,
+                "deal": {k: v for k, v in _complete_2p()["deals"][0].items() if k != "events"},
+                "move": _complete_2p()["deals"][0]["events"][0],
+            },
         },
     }
 

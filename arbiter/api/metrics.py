@@ -6,9 +6,13 @@ Prometheus text format on ``GET /metrics``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
+#: Label sets whose metric children are kept (endpoints are the app's rules: a bounded set).
+_MAX_CHILDREN = 512
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
@@ -19,6 +23,7 @@ class Metrics:
 
     def __init__(self, multiprocess_dir: str | None = None) -> None:
         self.multiprocess_dir = multiprocess_dir
+        self._request_children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         self.registry = CollectorRegistry()
         self.requests = Counter(
             "arbiter_requests_total",
@@ -51,6 +56,11 @@ class Metrics:
             buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.25),
             registry=self.registry,
         )
+        self.tokens_rejected = Counter(
+            "arbiter_state_tokens_rejected_total",
+            "state_id tokens that did not open (altered, garbage, or sealed with another key).",
+            registry=self.registry,
+        )
         self.illegal = Counter(
             "arbiter_illegal_events_total",
             "Illegal events found in logs or proposed moves, by code.",
@@ -66,8 +76,17 @@ class Metrics:
         self.cache_latency.observe(seconds)
 
     def observe_request(self, method: str, endpoint: str, status: int, seconds: float) -> None:
-        self.requests.labels(method, endpoint, str(status)).inc()
-        self.latency.labels(method, endpoint).observe(seconds)
+        key = (method, endpoint, status)
+        children = self._request_children.get(key)
+        if children is None:  # labels() checks and locks every time: keep the children
+            children = (
+                self.requests.labels(method, endpoint, str(status)),
+                self.latency.labels(method, endpoint),
+            )
+            if len(self._request_children) < _MAX_CHILDREN:
+                self._request_children[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def export(self) -> bytes:
         if self.multiprocess_dir is None:

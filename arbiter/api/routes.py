@@ -1,9 +1,10 @@
 """The endpoints of API.md: adjudication (``/v1``) and service endpoints.
 
-Views read the body with orjson, run one cheap marshmallow pass (:mod:`arbiter.api.schemas`),
-hand the log to the engine and write the engine's dict with orjson. The ``@blp.response``
-decorators document the contract; views return ready :class:`Response` objects, which
-flask-smorest passes through without a second serialisation.
+Views read the body with orjson, hand it to the service (:mod:`arbiter.service`, which checks it
+once with the engine's reader) and write the answer's dict with orjson. The marshmallow schemas
+(:mod:`arbiter.api.schemas`) and the ``@blp.response`` decorators document the contract; views
+return ready :class:`Response` objects, which flask-smorest passes through without a second
+serialisation.
 """
 
 from __future__ import annotations
@@ -17,21 +18,17 @@ from marshmallow import Schema
 
 from arbiter.api import examples
 from arbiter.api import schemas as s
-from arbiter.api.errors import PROBLEM_JSON, Problem, marshmallow_errors
+from arbiter.api.errors import PROBLEM_JSON, Problem
 from arbiter.api.metrics import Metrics
-from arbiter.cache import CachedReplay, StateCache
 from arbiter.engine.errors import ArbiterError
-from arbiter.engine.log import GameLog, parse_log
 from arbiter.engine.rulesets import RULESETS
 from arbiter.i18n import Lang, pick_lang
-from arbiter.report import Replay, Verdict, validate
-from arbiter.settings import Settings
+from arbiter.report import Replay, Verdict
+from arbiter.service import Referee, UnknownState
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Adjudication of Tute games.")
 service = Blueprint("service", __name__, description="Health, readiness, metrics, contract.")
 
-_LOG_SCHEMA = s.GameLogSchema()
-_VALIDATE_SCHEMA = s.ValidateRequestSchema()
 _JSON = "application/json"
 
 
@@ -44,7 +41,7 @@ def _problems(*statuses: int) -> dict[str, Any]:
         400: "The body is not JSON.",
         401: "An API key is required (Authorization: Bearer or X-API-Key) and was not valid.",
         404: "Unknown ruleset or path (or metrics turned off).",
-        409: "Unknown or expired state_id: resend the full log.",
+        409: "A state_id this server cannot open (another key, altered): resend the full log.",
         413: "The body is over the size limit.",
         415: "The body is not application/json.",
         422: "The log is malformed or a deal is not a correct deal (errors name the fields).",
@@ -69,14 +66,9 @@ def _request_body(schema: type[Schema], named_examples: dict[str, Any]) -> dict[
 # --- request reading ----------------------------------------------------------------------
 
 
-def _settings() -> Settings:
-    settings: Settings = current_app.extensions["arbiter.settings"]
-    return settings
-
-
-def _cache() -> StateCache:
-    cache: StateCache = current_app.extensions["arbiter.cache"]
-    return cache
+def _referee() -> Referee:
+    referee: Referee = current_app.extensions["arbiter.referee"]
+    return referee
 
 
 def _metrics() -> Metrics:
@@ -84,8 +76,9 @@ def _metrics() -> Metrics:
     return metrics
 
 
-def _read_body(schema: Schema) -> dict[str, Any]:
-    """The JSON object of the request, checked by ``schema``; problems for 400/413/415/422."""
+def _read_body() -> dict[str, Any]:
+    """The JSON object of the request; problems for 400/413/415/422. Its contents are checked
+    once, by the engine's reader (through the service)."""
     if request.mimetype != _JSON and not request.mimetype.endswith("+json"):
         raise Problem(415, "Unsupported Media Type", "Send the body as application/json.")
     raw = request.get_data(cache=False)
@@ -98,37 +91,7 @@ def _read_body(schema: Schema) -> dict[str, Any]:
     ruleset = body.get("ruleset")
     if isinstance(ruleset, str) and len(ruleset) <= 32:
         g.ruleset = ruleset  # for the access log
-    messages = schema.validate(body)
-    if messages:
-        raise Problem.invalid(marshmallow_errors(messages))
-    _check_limits(body)
     return body
-
-
-def _check_limits(body: dict[str, Any]) -> None:
-    settings = _settings()
-    for i, name in enumerate(body.get("players") or ()):
-        if len(name) > settings.max_name_length:
-            raise Problem.invalid(
-                [
-                    {
-                        "pointer": f"/players/{i}",
-                        "message": f"Longer than {settings.max_name_length} characters.",
-                    }
-                ]
-            )
-    deals = body.get("deals")
-    if deals is not None and len(deals) > settings.max_deals:
-        raise Problem.invalid(
-            [{"pointer": "/deals", "message": f"At most {settings.max_deals} deals."}]
-        )
-
-
-def _parse(body: dict[str, Any]) -> GameLog:
-    try:
-        return parse_log(body, max_deals=_settings().max_deals)
-    except ArbiterError as err:
-        raise Problem.from_arbiter_error(err) from None
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -139,12 +102,16 @@ def _lang() -> Lang:
     return pick_lang(request.headers.get("Accept-Language"))
 
 
-def _replay(log: GameLog) -> CachedReplay:
-    """Replay through the state cache, counting the illegal event it stopped at."""
-    cached = _cache().replay(log)
-    if cached.match.illegal is not None:
-        _metrics().illegal.labels(cached.match.illegal.code.value).inc()
-    return cached
+def _adjudicate(body: dict[str, Any], *, scores_only: bool = False) -> Replay:
+    """Replay a log through the service, counting the illegal event it stopped at."""
+    referee = _referee()
+    try:
+        replay = referee.score(body) if scores_only else referee.replay(body)
+    except ArbiterError as err:
+        raise Problem.from_arbiter_error(err) from None
+    if replay.match.illegal is not None:
+        _metrics().illegal.labels(replay.match.illegal.code.value).inc()
+    return replay
 
 
 def _count_renuncios(body: dict[str, Any]) -> None:
@@ -170,16 +137,17 @@ def _count_verdict(verdict: Verdict) -> None:
 @v1.route("/replays", methods=["POST"])
 @v1.doc(
     summary="Adjudicate a game log",
-    description="Replays the whole log: tricks, cantes, renuncios, scores, outcomes, the match.",
+    description=(
+        "Replays the whole log: tricks, cantes, renuncios, scores, outcomes, the match. The "
+        "state_id of the answer is a sealed token of the position the log ends in."
+    ),
     security=_SECURITY,
     requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
     responses=_problems(400, 401, 413, 415, 422, 429),
 )
 @v1.response(200, s.ReplaySchema, example=examples.replay_response())
 def post_replay() -> Response:
-    cached = _replay(_parse(_read_body(_LOG_SCHEMA)))
-    body = Replay(cached.match).to_dict(_lang())
-    body["state_id"] = cached.state_id
+    body = _adjudicate(_read_body()).to_dict(_lang())
     _count_renuncios(body)
     return _json(body)
 
@@ -194,8 +162,7 @@ def post_replay() -> Response:
 )
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
-    cached = _replay(_parse(_read_body(_LOG_SCHEMA)))
-    body = Replay(cached.match).scores_dict(_lang())
+    body = _adjudicate(_read_body(), scores_only=True).scores_dict(_lang())
     _count_renuncios(body)
     return _json(body)
 
@@ -204,8 +171,10 @@ def post_scores() -> Response:
 @v1.doc(
     summary="Is this move allowed now?",
     description=(
-        "Judges one move at the end of a log whose last deal is unfinished (or at a state_id "
-        "returned earlier): ok, renuncio (with the obligation broken) or illegal (with a code)."
+        "Judges one move at the end of a log whose last deal is unfinished, or on the position "
+        "a state_id names (with `deal`, at the start of the next deal): ok, renuncio (with the "
+        "obligation broken) or illegal (with a code). When it is ok, state_id is the token of "
+        "the position after the move."
     ),
     security=_SECURITY,
     requestBody=_request_body(s.ValidateRequestSchema, examples.validate_requests()),
@@ -213,29 +182,20 @@ def post_scores() -> Response:
 )
 @v1.response(200, s.VerdictSchema, example=examples.validate_response())
 def post_validate() -> Response:
-    body = _read_body(_VALIDATE_SCHEMA)
-    cache = _cache()
-    if "ruleset" in body:  # the full log: authoritative even when a state_id comes along
-        cached = _replay(_parse(body))
-        match, game, chain = cached.match, cached.game, cached.chain
-    else:
-        loaded = cache.load(body["state_id"])
-        if loaded is None:
-            raise Problem(
-                409,
-                "Unknown state",
-                "This state_id is unknown or has expired; resend the full log with the move.",
-            )
-        match, game, chain = loaded.match, cache.game_of(body["state_id"]), loaded.chain
     try:
-        verdict = validate(match, body["move"])
+        verdict = _referee().validate_request(_read_body())
     except ArbiterError as err:
         raise Problem.from_arbiter_error(err) from None
+    except UnknownState:
+        _metrics().tokens_rejected.inc()
+        raise Problem(
+            409,
+            "Unknown state",
+            "This state_id does not open on this server (another key, altered, or not a "
+            "state_id); resend the full log with the move.",
+        ) from None
     _count_verdict(verdict)
-    answer = verdict.to_dict(_lang())
-    if verdict.legal:
-        answer["state_id"] = cache.keep_after(game, chain, verdict.after(), verdict.judgement.move)
-    return _json(answer)
+    return _json(verdict.to_dict(_lang()))
 
 
 @v1.route("/rulesets", methods=["GET"])
@@ -284,10 +244,11 @@ def healthz() -> Response:
 )
 def readyz() -> Response:
     # A failing cache makes the service slower, not wrong: degraded, still ready (200).
-    cache = _cache()
-    reachable = cache.reachable()
+    cache = _referee().cache
+    reachable = cache is None or cache.reachable()
+    backend = "off" if cache is None else cache.backend
     status = "ready" if reachable else "degraded"
-    return _json({"status": status, "cache": {"backend": cache.backend, "reachable": reachable}})
+    return _json({"status": status, "cache": {"backend": backend, "reachable": reachable}})
 
 
 @service.route("/metrics", methods=["GET"])

@@ -1,33 +1,33 @@
 """Marshmallow schemas of the HTTP contract (API.md): the OpenAPI document is generated from them.
 
-Request schemas validate in one cheap pass: the top-level shape, the options, the players and
-each deal's containers. The *items* of ``hands``, ``stock``, ``deck`` and ``events`` are declared
-here for the contract but checked by the engine's log reader (:mod:`arbiter.engine.log`), which
-must read them anyway and reports the same JSON pointers (``/deals/0/events/7/card``); checking
-every card and event twice would cost more than the replay itself.
+Request schemas are the contract's documentation; requests are checked once, by the engine's log
+reader (:mod:`arbiter.engine.log`, through :mod:`arbiter.service`), which must read every field
+anyway and reports each error by JSON pointer (``/deals/0/events/7/card``). Checking the log
+twice would cost more than the replay itself; ``tests/test_schemathesis.py`` holds the reader to
+these schemas. The closed sets (reasons, codes, obligations...) are the engine's enums.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from arbiter.engine.cards import RANKS
 from arbiter.engine.log import MAX_DEALS
+from arbiter.engine.match import Ruling, Status
+from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS
-from arbiter.engine.state import EVENT_TYPES, TUTE_OF
+from arbiter.engine.scoring import Reason
+from arbiter.engine.state import EVENT_TYPES, TUTE_OF, IllegalCode
+from arbiter.tokens import MAX_TOKEN_LENGTH
 
-REASONS = (
-    "points", "last_trick", "tie", "tute", "renuncio", "no_tricks", "over_100", "tied",
-    "middle", "extremes",
-)  # fmt: skip
-ILLEGAL_CODES = (
-    "out_of_turn", "card_not_in_hand", "deal_over", "match_over", "not_on_lead", "no_trick_won",
-    "cante_already_declared", "pair_not_held", "suit_already_sung", "tute_not_held", "no_stock",
-    "seven_not_held", "not_in_ruleset",
-)  # fmt: skip
-OBLIGATIONS = ("asistir", "montar", "fallar", "pisar")
+# The contract's closed sets are the engine's enums, never restated.
+REASONS = tuple(r.value for r in Reason)
+ILLEGAL_CODES = tuple(c.value for c in IllegalCode)
+OBLIGATIONS = tuple(o.value for o in Obligation)
+STATUSES = tuple(s.value for s in Status)
+RULINGS = tuple(r.value for r in Ruling)
 
 
 def _doc(text: str, **extra: Any) -> dict[str, Any]:
@@ -128,22 +128,31 @@ class GameLogSchema(Schema):
     deals = _deals_field(required=True)
 
 
-class ValidateRequestSchema(GameLogSchema):
-    """A game log plus a move, or a ``state_id`` plus a move."""
+class NewDealSchema(DealSchema):
+    """The setup of the next deal, begun from a ``state_id`` whose deal has ended."""
 
-    state_id = fields.String(validate=validate.Length(min=1, max=256))
+    events = ShallowList(
+        fields.Nested(EventSchema),
+        validate=validate.Length(max=0),
+        metadata=_doc("None: send the deal's moves one by one."),
+    )
+
+
+class ValidateRequestSchema(GameLogSchema):
+    """A game log plus a move, or a ``state_id`` plus a move (and, to begin the next deal, its
+    setup as ``deal``)."""
+
+    state_id = fields.String(
+        validate=validate.Length(min=1, max=MAX_TOKEN_LENGTH),
+        metadata=_doc("A sealed position from an earlier answer (opaque, self-contained)."),
+    )
+    deal = fields.Nested(
+        NewDealSchema, metadata=_doc("With state_id only: the next deal's setup, no events.")
+    )
     ruleset = _ruleset_field(required=False)
     players = _players_field(required=False)
     deals = _deals_field(required=False)
     move = fields.Nested(EventSchema, required=True)
-
-    @validates_schema
-    def _log_or_state(self, data: dict[str, Any], **_: Any) -> None:
-        if "state_id" in data:
-            return
-        missing = [k for k in ("ruleset", "players", "deals") if k not in data]
-        if missing:
-            raise ValidationError({k: ["Required unless state_id is given."] for k in missing})
 
 
 # --- responses -------------------------------------------------------------------------------
@@ -258,7 +267,7 @@ class IllegalSchema(Schema):
     message = fields.String(required=True)
 
 
-STATUS = validate.OneOf(("complete", "in_progress", "invalid"))
+STATUS = validate.OneOf(STATUSES)
 
 
 class ReplaySchema(Schema):
@@ -286,7 +295,7 @@ class ScoresSchema(Schema):
 
 class VerdictSchema(Schema):
     legal = fields.Boolean(required=True)
-    verdict = fields.String(required=True, validate=validate.OneOf(("ok", "renuncio", "illegal")))
+    verdict = fields.String(required=True, validate=validate.OneOf(RULINGS))
     obligation = fields.String(required=True, allow_none=True, validate=validate.OneOf(OBLIGATIONS))
     code = fields.String(required=True, allow_none=True, validate=validate.OneOf(ILLEGAL_CODES))
     message = fields.String(required=True)

@@ -88,8 +88,11 @@ def install(app: Flask, settings: Settings) -> None:
 
     @app.after_request
     def _headers(response: Response) -> Response:
+        headers = response.headers
+        present = {name.lower() for name, _ in headers.items()}
         for name, value in _API_HEADERS.items():
-            response.headers.setdefault(name, value)
+            if name.lower() not in present:  # an answer's own value wins (static files)
+                headers.add(name, value)
         if request.path.startswith("/docs"):
             response.headers["Content-Security-Policy"] = _DOCS_CSP
             response.headers["Cache-Control"] = "public, max-age=3600"

@@ -1,8 +1,50 @@
-"""The replay-state cache: state ids, stores (memory, Redis, Redis Cluster), circuit breaker.
-
-Only an adapter: the engine's snapshots are what is stored; the engine never sees the cache.
+"""The replay-state cache: storage keys of log prefixes, stores (memory, Redis, Redis Cluster),
+a circuit breaker. It loads and stores bytes; the service decides what to keep.
 """
 
-from arbiter.cache.states import CachedReplay, CachedState, StateCache, build_cache
+from __future__ import annotations
 
-__all__ = ["CachedReplay", "CachedState", "StateCache", "build_cache"]
+from typing import Final
+
+from arbiter.cache.breaker import CircuitBreaker
+from arbiter.cache.keys import PrefixKeys, events_in, prefix_keys
+from arbiter.cache.states import CacheObserver, StateCache
+from arbiter.cache.stores import MemoryStore, RedisClusterStore, RedisStore, StateStore
+from arbiter.settings import Settings
+
+#: Fewest events in a log for a cache lookup to pay, by backend (measured with
+#: ``benchmarks/bench_positions.py``; ARBITER_CACHE_MIN_EVENTS overrides it).
+DEFAULT_MIN_EVENTS: Final = {"memory": 48, "redis": 96, "cluster": 96}
+
+__all__ = [
+    "DEFAULT_MIN_EVENTS",
+    "CacheObserver",
+    "PrefixKeys",
+    "StateCache",
+    "build_cache",
+    "events_in",
+    "prefix_keys",
+]
+
+
+def build_cache(
+    settings: Settings, secret: bytes, observer: CacheObserver | None = None
+) -> StateCache | None:
+    """The cache the settings ask for (None when it is off); ``secret`` keys its tags."""
+    backend = settings.cache_backend
+    store: StateStore
+    if backend == "off":
+        return None
+    if backend == "redis":
+        assert settings.redis_url is not None
+        store = RedisStore(settings.redis_url, settings.cache_timeout)
+    elif backend == "cluster":
+        assert settings.redis_cluster_url is not None
+        store = RedisClusterStore(settings.redis_cluster_url, settings.cache_timeout)
+    else:
+        store = MemoryStore(settings.cache_max_entries)
+    breaker = CircuitBreaker(settings.breaker_failures, settings.breaker_cooldown)
+    min_events = settings.cache_min_events
+    if min_events is None:
+        min_events = DEFAULT_MIN_EVENTS[backend]
+    return StateCache(store, secret, settings.cache_ttl, breaker, min_events, observer)

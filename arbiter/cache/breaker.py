@@ -2,7 +2,8 @@
 
 After ``failures`` consecutive errors the breaker *opens*: calls are refused (the caller
 replays without the cache) for ``cooldown`` seconds. Then one call is let through; success
-closes the breaker, another failure opens it again at once.
+closes the breaker, another failure opens it again at once. :meth:`failure` and
+:meth:`success` say when an outage begins and ends, so that each is logged once.
 """
 
 from __future__ import annotations
@@ -39,13 +40,20 @@ class CircuitBreaker:
             self._open_until = now + self._cooldown  # re-armed until the probe succeeds
             return True
 
-    def success(self) -> None:
+    def success(self) -> bool:
+        """Record a call that worked; True when it ends an outage (the breaker was open)."""
+        if not self._failures:
+            return False
         with self._lock:
+            ended = self._failures >= self._threshold
             self._failures = 0
             self._open_until = 0.0
+            return ended
 
-    def failure(self) -> None:
+    def failure(self) -> bool:
+        """Record a failed call; True when it begins an outage (this failure opened it)."""
         with self._lock:
             self._failures += 1
             if self._failures >= self._threshold:
                 self._open_until = self._clock() + self._cooldown
+            return self._failures == self._threshold

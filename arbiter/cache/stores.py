@@ -1,4 +1,4 @@
-"""Where replay states are kept: in-process LRU, Redis, Redis Cluster, or nowhere.
+"""Where replay states are kept: in-process LRU, Redis or Redis Cluster.
 
 A store maps keys to bytes with a time to live; it knows nothing of games. Every call may
 raise (a Redis that is down, slow or restarting): :class:`~arbiter.cache.states.StateCache`
@@ -37,21 +37,6 @@ class StateStore(Protocol):
     def put_many(self, items: Mapping[str, bytes], ttl: int) -> None: ...
 
     def ping(self) -> bool: ...
-
-
-class NullStore:
-    """The cache turned off: nothing is kept, every lookup misses."""
-
-    name = "off"
-
-    def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
-        return [None] * len(keys)
-
-    def put_many(self, items: Mapping[str, bytes], ttl: int) -> None:
-        return None
-
-    def ping(self) -> bool:
-        return True
 
 
 class MemoryStore:

@@ -1,9 +1,11 @@
 """Reading a game log (API.md) into typed, checked engine input.
 
-:func:`parse_log` turns the JSON-shaped ``dict`` into a :class:`GameLog`: the ruleset and its
-options, the notation, the players, and per deal its :class:`DealSetup` and its events as
-:class:`Event` tuples. Anything malformed raises an :class:`ArbiterError` whose ``path`` points
-at the field. Whether the events are *legal* is the replay's business, not this module's.
+:func:`parse_log` turns the JSON-shaped ``dict`` into a :class:`GameLog`: its :class:`Header`
+(the ruleset and its options, the notation, the players) and per deal its :class:`DealSetup`
+and its events as :class:`Event` tuples. :func:`parse_rest` reads only what follows a prefix
+already replayed. Anything malformed raises an :class:`ArbiterError` whose ``path`` points at
+the field; how much a log may hold is one :class:`Limits`. Whether the events are *legal* is
+the replay's business, not this module's.
 """
 
 from __future__ import annotations
@@ -26,26 +28,53 @@ from arbiter.engine.setup import DealSetup, build_setup
 from arbiter.engine.state import EVENT_TYPES, EXCHANGE, PLAY, SING, TUTE, TUTE_OF, Event
 
 MAX_DEALS: Final = 100
+MAX_NAME_LENGTH: Final = 64
 #: Declarations a deal can hold at most: four cantes (one per suit), one tute, one exchange
 #: (the seven then lies under the stock until the last draw).
 MAX_DECLARATIONS_PER_DEAL: Final = 6
 
 
 @dataclass(frozen=True, slots=True)
-class DealLog:
-    setup: DealSetup
-    events: tuple[Event, ...]
+class Limits:
+    """How much a log may hold: the one limits object that reaches the parser."""
+
+    max_deals: int = MAX_DEALS
+    max_name_length: int = MAX_NAME_LENGTH
+
+
+DEFAULT_LIMITS: Final = Limits()
 
 
 @dataclass(frozen=True, slots=True)
-class GameLog:
-    """A parsed log. ``deals`` may be empty only in a log built for a move check."""
+class Header:
+    """What a log says before its deals: the ruleset, its options, the notation, the players."""
 
     ruleset: Ruleset
     options: Options
     notation: Notation
     players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DealLog:
+    """One deal of a log: its setup and its events from ``first_event`` on.
+
+    A deal whose first events were already applied (a replay resumed from a cached state)
+    carries no setup and only the events that follow them.
+    """
+
+    setup: DealSetup | None
+    events: tuple[Event, ...]
+    first_event: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GameLog:
+    """A parsed log, or the part of one still to replay: ``deals[0]`` is deal ``first_deal``."""
+
+    header: Header
     deals: tuple[DealLog, ...]
+    first_deal: int = 0
 
 
 def max_events_per_deal(ruleset: Ruleset, players: int) -> int:
@@ -55,22 +84,24 @@ def max_events_per_deal(ruleset: Ruleset, players: int) -> int:
     return cards + MAX_DECLARATIONS_PER_DEAL + 1
 
 
-def parse_header(raw: object) -> tuple[Ruleset, Options, Notation, tuple[str, ...]]:
+def parse_header(raw: object, limits: Limits = DEFAULT_LIMITS) -> Header:
     """The ruleset, options, notation and players of a log."""
     if not isinstance(raw, Mapping):
         raise LogError("the log must be a JSON object")
     if "ruleset" not in raw:
         raise LogError("missing", ("ruleset",))
     ruleset = get_ruleset(raw["ruleset"])
+    if "options" in raw and not isinstance(raw["options"], Mapping):
+        raise LogError("must be an object", ("options",))
     options = resolve_options(ruleset, raw.get("options"))
     notation = raw.get("notation", "spanish")
     if notation not in NOTATIONS:
         raise LogError("must be spanish or french", ("notation",))
-    players = _players(ruleset, raw.get("players"))
-    return ruleset, options, cast(Notation, notation), players
+    players = _players(ruleset, raw.get("players"), limits.max_name_length)
+    return Header(ruleset, options, cast(Notation, notation), players)
 
 
-def _players(ruleset: Ruleset, raw: object) -> tuple[str, ...]:
+def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
     if not isinstance(raw, list):
         raise LogError("must be a list of player names", ("players",))
     if len(raw) not in ruleset.players:
@@ -79,65 +110,117 @@ def _players(ruleset: Ruleset, raw: object) -> tuple[str, ...]:
     for i, name in enumerate(raw):
         if not isinstance(name, str) or not name.strip():
             raise LogError("must be a non-empty name", ("players", i))
+        if len(name) > max_length:
+            raise LogError(f"longer than {max_length} characters", ("players", i))
         if name in raw[:i]:
             raise LogError(f"{name!r} is named twice", ("players", i))
     return tuple(raw)
 
 
-def parse_log(raw: object, *, max_deals: int = MAX_DEALS) -> GameLog:
-    """Parse and check a whole log (every deal's setup and events)."""
-    ruleset, options, notation, players = parse_header(raw)
-    raw_deals = cast(Mapping[str, Any], raw).get("deals")
-    if not isinstance(raw_deals, list) or not raw_deals:
+def raw_deals(raw: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> list[Any]:
+    """The log's list of deals, checked for being a list of the allowed length."""
+    deals = raw.get("deals")
+    if not isinstance(deals, list) or not deals:
         raise LogError("must be a non-empty list of deals", ("deals",))
-    if len(raw_deals) > max_deals:
-        raise LogError(f"at most {max_deals} deals", ("deals",))
+    if len(deals) > limits.max_deals:
+        raise LogError(f"at most {limits.max_deals} deals", ("deals",))
+    return deals
+
+
+def parse_log(raw: object, limits: Limits = DEFAULT_LIMITS) -> GameLog:
+    """Parse and check a whole log (every deal's setup and events)."""
+    header = parse_header(raw, limits)
+    deals = raw_deals(cast(Mapping[str, Any], raw), limits)
+    first_dealer = len(header.players) - 1  # without a dealer, the first mano is seat 0
+    return GameLog(header, parse_deals(header, deals, 0, first_dealer), 0)
+
+
+def parse_rest(
+    header: Header, deals: list[Any], deal: int, event: int, next_dealer: int
+) -> GameLog:
+    """The part of a log after its first ``event`` events of deal ``deal``, already applied
+    (a replay resumed from a cached state): the rest of that deal's events, then the deals
+    after it, whose default dealers follow on from ``next_dealer``."""
+    n = len(header.players)
+    raw = deals[deal]
+    events = raw.get("events", []) if isinstance(raw, Mapping) else None
+    if not isinstance(events, list):
+        raise LogError("must be a list of events", ("deals", deal, "events"))
+    _check_event_count(header.ruleset, n, events, ("deals", deal, "events"))
+    try:
+        rest = tuple(_parse_events(events, n, header.notation, start=event))
+    except ArbiterError as err:
+        raise err.at("deals", deal) from None
+    later = parse_deals(header, deals[deal + 1 :], deal + 1, next_dealer)
+    return GameLog(header, (DealLog(None, rest, event), *later), deal)
+
+
+def parse_deals(
+    header: Header, raw: list[Any], first: int, default_dealer: int
+) -> tuple[DealLog, ...]:
+    """Deals ``first``, ``first + 1``... of a log, the default dealer rotating from
+    ``default_dealer`` (the seat after the previous deal's dealer)."""
     deals = []
-    dealer = len(players) - 1  # without a dealer, the first mano is seat 0
-    for i, raw_deal in enumerate(raw_deals):
+    dealer = default_dealer
+    for i, raw_deal in enumerate(raw, first):
         try:
-            deal = parse_deal(ruleset, notation, len(players), raw_deal, dealer)
+            setup, events = _parse_deal(header, raw_deal, dealer)
         except ArbiterError as err:
             raise err.at("deals", i) from None
-        deals.append(deal)
-        dealer = (deal.setup.dealer + 1) % len(players)
-    return GameLog(ruleset, options, notation, players, tuple(deals))
+        deals.append(DealLog(setup, events))
+        dealer = (setup.dealer + 1) % len(header.players)
+    return tuple(deals)
 
 
-def parse_deal(
-    ruleset: Ruleset, notation: Notation, players: int, raw: object, default_dealer: int
-) -> DealLog:
+def parse_deal(header: Header, raw: object, default_dealer: int) -> DealLog:
+    """One deal's setup and events. Paths are relative to the deal."""
+    setup, events = _parse_deal(header, raw, default_dealer)
+    return DealLog(setup, events)
+
+
+def _parse_deal(
+    header: Header, raw: object, default_dealer: int
+) -> tuple[DealSetup, tuple[Event, ...]]:
     if not isinstance(raw, Mapping):
         raise LogError("a deal must be a JSON object")
+    players = len(header.players)
+    ruleset = header.ruleset
     dealer = raw.get("dealer", default_dealer)
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
         raise LogError(f"must be a seat from 0 to {players - 1}", ("dealer",))
-    setup = build_setup(ruleset, players, dealer, raw, notation)
+    setup = build_setup(ruleset, players, dealer, raw, header.notation)
     raw_events = raw.get("events", [])
     if not isinstance(raw_events, list):
         raise LogError("must be a list of events", ("events",))
+    _check_event_count(ruleset, players, raw_events, ("events",))
+    return setup, tuple(_parse_events(raw_events, players, header.notation))
+
+
+def _check_event_count(
+    ruleset: Ruleset, players: int, events: list[Any], path: tuple[str | int, ...]
+) -> None:
     limit = max_events_per_deal(ruleset, players)
-    if len(raw_events) > limit:
-        raise LogError(f"a {ruleset.name} deal holds at most {limit} events", ("events",))
-    return DealLog(setup, tuple(_parse_events(raw_events, players, notation)))
+    if len(events) > limit:
+        raise LogError(f"a {ruleset.name} deal holds at most {limit} events", path)
 
 
-def _parse_events(raw_events: list[object], players: int, notation: Notation) -> list[Event]:
+def _parse_events(
+    raw_events: list[object], players: int, notation: Notation, start: int = 0
+) -> list[Event]:
     table = code_table(notation)
     new = tuple.__new__  # builds the Event without NamedTuple's Python-level __new__
     events: list[Event] = []
-    append = events.append
-    for j, raw in enumerate(raw_events):
+    for j, raw in enumerate(raw_events[start:] if start else raw_events, start):
         # The hot path: a play with exactly type, seat and a canonical card code.
         if type(raw) is dict and len(raw) == 3 and raw.get("type") == "play":
             seat, code = raw.get("seat"), raw.get("card")
             if type(seat) is int and 0 <= seat < players and type(code) is str:
                 card = table.get(code)
                 if card is not None:
-                    append(new(Event, (PLAY, seat, card)))
+                    events.append(new(Event, (PLAY, seat, card)))
                     continue
         try:
-            append(parse_event(raw, players, notation))
+            events.append(parse_event(raw, players, notation))
         except ArbiterError as err:
             raise err.at("events", j) from None
     return events

@@ -1,24 +1,45 @@
-"""Replaying a whole match: deals in order, the standing, and the first illegal event.
+"""Replaying a whole match, and the position from which the next move is judged.
 
 :class:`MatchState` is everything the referee knows after a prefix of a log: the deals played
 so far (each a :class:`DealState` with its :class:`Outcome` once finished), the match standing,
 and the illegal event that stopped the replay, if any. :func:`advance` continues a state through
 the rest of a log, so a state restored from a snapshot resumes where it stopped.
-:func:`judge_move` says whether one more event would be correct, a renuncio or illegal.
+
+:class:`Position` is the smaller thing a move is judged on: the header, the standing, how many
+deals have begun and the state of the last one, without the deals' histories. It is what a
+sealed state token carries; :meth:`Position.judge` says whether one more event would be correct,
+a renuncio or illegal, :meth:`Position.play` makes it, :meth:`Position.begin_deal` starts the
+next deal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import NamedTuple
 
-from arbiter.engine.cards import Notation
 from arbiter.engine.errors import LogError
-from arbiter.engine.log import GameLog
+from arbiter.engine.log import GameLog, Header
 from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import Options, Ruleset
 from arbiter.engine.scoring import MatchStanding, Outcome, deal_outcome
+from arbiter.engine.setup import DealSetup
 from arbiter.engine.state import PLAY, DealState, Event, IllegalCode
+
+
+class Status(StrEnum):
+    """Where a replayed log stands (API.md ``status``)."""
+
+    COMPLETE = "complete"  # the match is decided, or every deal given is finished
+    IN_PROGRESS = "in_progress"  # the last deal is unfinished
+    INVALID = "invalid"  # an event could not be applied
+
+
+class Ruling(StrEnum):
+    """The verdict on one proposed move (API.md ``verdict``)."""
+
+    OK = "ok"
+    RENUNCIO = "renuncio"
+    ILLEGAL = "illegal"
 
 
 class Illegal(NamedTuple):
@@ -38,7 +59,7 @@ class DealRecord:
     Finished deals never change, so copies of a match share their records.
     """
 
-    __slots__ = ("_state", "_unpack", "outcome", "packed")
+    __slots__ = ("_state", "_unpack", "dealer", "outcome", "packed")
 
     def __init__(
         self,
@@ -46,11 +67,16 @@ class DealRecord:
         outcome: Outcome | None = None,
         packed: bytes | None = None,
         unpack: Callable[[bytes], DealState] | None = None,
+        dealer: int | None = None,
     ) -> None:
         self._state = state
         self.outcome = outcome
         self.packed = packed
         self._unpack = unpack
+        if dealer is None:
+            assert state is not None
+            dealer = state.dealer
+        self.dealer = dealer
 
     @property
     def state(self) -> DealState:
@@ -63,22 +89,13 @@ class DealRecord:
 class MatchState:
     """A match after some prefix of its log. Mutable; the replay advances it in place."""
 
-    __slots__ = ("deals", "illegal", "notation", "options", "players", "ruleset", "standing")
+    __slots__ = ("deals", "header", "illegal", "standing")
 
-    def __init__(
-        self, ruleset: Ruleset, options: Options, notation: Notation, players: tuple[str, ...]
-    ) -> None:
-        self.ruleset = ruleset
-        self.options = options
-        self.notation: Notation = notation
-        self.players = players
+    def __init__(self, header: Header) -> None:
+        self.header = header
         self.deals: list[DealRecord] = []
-        self.standing = MatchStanding(len(players))
+        self.standing = MatchStanding(len(header.players))
         self.illegal: Illegal | None = None
-
-    @classmethod
-    def for_log(cls, log: GameLog) -> MatchState:
-        return cls(log.ruleset, log.options, log.notation, log.players)
 
     @property
     def current(self) -> DealState | None:
@@ -88,124 +105,177 @@ class MatchState:
         return None
 
     @property
-    def position(self) -> tuple[int, int]:
+    def progress(self) -> tuple[int, int]:
         """(deals started, events applied in the last one): where this state stands in a log."""
         if not self.deals:
             return (0, 0)
         return (len(self.deals), self.deals[-1].state.events_applied)
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         if self.illegal is not None:
-            return "invalid"
+            return Status.INVALID
         if self.current is not None and not self.standing.over:
-            return "in_progress"
-        return "complete"
+            return Status.IN_PROGRESS
+        return Status.COMPLETE
 
     def copy(self) -> MatchState:
-        other = MatchState(self.ruleset, self.options, self.notation, self.players)
+        other = MatchState(self.header)
         other.deals = [
             r if r.outcome is not None else DealRecord(r.state.copy()) for r in self.deals
         ]
-        standing = other.standing
-        standing.deals_won = self.standing.deals_won.copy()
-        standing.loser_points = self.standing.loser_points.copy()
-        standing.tokens = self.standing.tokens.copy()
-        standing.over = self.standing.over
-        standing.winners, standing.losers = self.standing.winners, self.standing.losers
+        other.standing = self.standing.copy()
         other.illegal = self.illegal
         return other
 
+    def play(self, move: Event) -> None:
+        """Apply a move judged ``ok`` to the current deal (finishing it if it ends there)."""
+        record = self.deals[-1]
+        code = record.state.apply(move, record.state.events_applied)
+        if code is not None:
+            raise ValueError(f"play on an illegal move: {code}")
+        if record.state.over:
+            self.finish_deal(record)
+
     def finish_deal(self, record: DealRecord) -> None:
         record.outcome = deal_outcome(record.state)
-        self.standing.record(self.ruleset, self.options, record.state, record.outcome)
+        self.standing.record(self.header.ruleset, self.header.options, record.state, record.outcome)
+
+    def position(self) -> Position:
+        """The position this prefix leaves (it shares this state's objects: do not mutate)."""
+        if self.illegal is not None or not self.deals:
+            raise ValueError("only a valid match with a deal has a position")
+        return Position(self.header, self.standing, len(self.deals), self.deals[-1].state)
 
 
 def replay(log: GameLog) -> MatchState:
     """Replay a parsed log from the start."""
-    return advance(MatchState.for_log(log), log)
+    return advance(MatchState(log.header), log)
 
 
 def advance(match: MatchState, log: GameLog) -> MatchState:
-    """Continue ``match`` through the rest of ``log`` (whose prefix it already holds).
+    """Continue ``match`` through ``log``, which continues it: the log's deals start at or
+    before the match's last deal, and events the match has already applied are skipped.
 
     Stops at the first illegal event. A deal other than the last that is left unfinished is a
     :class:`LogError` (API.md: such a log is malformed, not illegal).
     """
     if match.illegal is not None:
         return match
-    started, _ = match.position
-    first = started - 1 if match.deals else 0
-    last = len(log.deals) - 1
-    for index in range(first, len(log.deals)):
-        deal = log.deals[index]
+    if log.first_deal > len(match.deals):
+        raise ValueError("the log starts after the end of this match")
+    last = log.first_deal + len(log.deals) - 1
+    for index, deal in enumerate(log.deals, log.first_deal):
+        if index < len(match.deals) - 1:
+            continue  # finished before this state was taken
         if index == len(match.deals):
             if match.standing.over:
                 first_event = deal.events[0] if deal.events else None
                 at = None if first_event is None else 0
                 match.illegal = Illegal(index, at, IllegalCode.MATCH_OVER, first_event)
                 return match
-            state = DealState(match.ruleset, match.options, len(match.players), deal.setup)
+            if deal.setup is None:
+                raise ValueError("a deal the match has not begun needs its setup")
+            header = match.header
+            state = DealState(header.ruleset, header.options, len(header.players), deal.setup)
             match.deals.append(DealRecord(state))
-        record = match.deals[index]
-        state = record.state
-        events = deal.events
-        start = state.events_applied
-        apply = state.apply
-        for j, move in enumerate(events[start:] if start else events, start):
-            code = apply(move, j)
-            if code is not None:
-                # An event after the end of the deal that ended the match is match_over.
-                if code is IllegalCode.DEAL_OVER and match.standing.over:
-                    code = IllegalCode.MATCH_OVER
-                match.illegal = Illegal(index, j, code, move)
-                return match
-            if state.over and record.outcome is None:
-                match.finish_deal(record)
-        if record.outcome is None and index < last:
+        if not _play_events(match, index, deal.events, deal.first_event):
+            return match
+        if match.deals[index].outcome is None and index < last:
             raise LogError(
                 "this deal is unfinished; only the last deal of a log may be", ("deals", index)
             )
     return match
 
 
-class MoveJudgement(NamedTuple):
-    """The verdict on one proposed move: ``ok``, ``renuncio`` or ``illegal``."""
+def _play_events(match: MatchState, index: int, events: tuple[Event, ...], first: int) -> bool:
+    """Apply deal ``index``'s events (``events[0]`` is event ``first``) that the state has not
+    applied yet; False when one is illegal (recorded in ``match.illegal``)."""
+    record = match.deals[index]
+    if record.outcome is not None and record.packed is not None and not events:
+        return True  # nothing to apply: leave a packed deal packed
+    state = record.state
+    skip = state.events_applied - first
+    if skip < 0:
+        raise ValueError("the log skips events this state has not applied")
+    apply = state.apply
+    for j, move in enumerate(events[skip:] if skip else events, state.events_applied):
+        code = apply(move, j)
+        if code is not None:
+            # An event after the end of the deal that ended the match is match_over.
+            if code is IllegalCode.DEAL_OVER and match.standing.over:
+                code = IllegalCode.MATCH_OVER
+            match.illegal = Illegal(index, j, code, move)
+            return False
+        if state.over and record.outcome is None:
+            match.finish_deal(record)
+    return True
 
-    verdict: str
+
+class MoveJudgement(NamedTuple):
+    """The verdict on one proposed move; ``correct`` is the mask of correct plays."""
+
+    verdict: Ruling
     obligation: Obligation | None
     code: IllegalCode | None
     correct: int
     move: Event
 
 
-def judge_move(match: MatchState, move: Event) -> MoveJudgement:
-    """Is ``move`` allowed now? Does not change ``match``."""
-    if match.illegal is not None:
-        raise ValueError("the match state is invalid; judge moves only on valid states")
-    if match.standing.over:
-        return MoveJudgement("illegal", None, IllegalCode.MATCH_OVER, 0, move)
-    state = match.current
-    if state is None:
-        return MoveJudgement("illegal", None, IllegalCode.DEAL_OVER, 0, move)
-    code = state.check(move)
-    if code is not None:
-        return MoveJudgement("illegal", None, code, 0, move)
-    if move.kind == PLAY:
-        obligation, correct = state.judge_play(move.seat, move.arg)
-        if obligation is not None:
-            return MoveJudgement("renuncio", obligation, None, correct, move)
-        return MoveJudgement("ok", None, None, correct, move)
-    return MoveJudgement("ok", None, None, 0, move)
+class Position:
+    """The match as the next move finds it: header, standing, deals begun, the last deal.
 
+    Immutable by convention: :meth:`play` and :meth:`begin_deal` return new positions. The
+    last deal's state may come without its history (from a sealed token): judging and
+    continuing need only the position fields of :class:`DealState`.
+    """
 
-def apply_move(match: MatchState, move: Event) -> MatchState:
-    """A copy of ``match`` with ``move`` (already judged legal) applied to the current deal."""
-    after = match.copy()
-    record = after.deals[-1]
-    code = record.state.apply(move, record.state.events_applied)
-    if code is not None:
-        raise ValueError(f"apply_move on an illegal move: {code}")
-    if record.state.over:
-        after.finish_deal(record)
-    return after
+    __slots__ = ("deal", "deals", "header", "standing")
+
+    def __init__(
+        self, header: Header, standing: MatchStanding, deals: int, deal: DealState
+    ) -> None:
+        self.header = header
+        self.standing = standing
+        self.deals = deals
+        self.deal = deal
+
+    @property
+    def between_deals(self) -> bool:
+        """The last deal is over and the match is not: the next deal may begin."""
+        return self.deal.over and not self.standing.over
+
+    def judge(self, move: Event) -> MoveJudgement:
+        """Is ``move`` allowed now? Does not change the position."""
+        if self.standing.over:
+            return MoveJudgement(Ruling.ILLEGAL, None, IllegalCode.MATCH_OVER, 0, move)
+        code = self.deal.check(move)
+        if code is not None:
+            return MoveJudgement(Ruling.ILLEGAL, None, code, 0, move)
+        if move.kind == PLAY:
+            obligation, correct = self.deal.judge_play(move.seat, move.arg)
+            if obligation is not None:
+                return MoveJudgement(Ruling.RENUNCIO, obligation, None, correct, move)
+            return MoveJudgement(Ruling.OK, None, None, correct, move)
+        return MoveJudgement(Ruling.OK, None, None, 0, move)
+
+    def play(self, move: Event) -> Position:
+        """The position after ``move``, which :meth:`judge` found ``ok``."""
+        deal = self.deal.copy()
+        code = deal.apply(move, deal.events_applied)
+        if code is not None:
+            raise ValueError(f"play on an illegal move: {code}")
+        standing = self.standing
+        if deal.over:
+            standing = standing.copy()
+            header = self.header
+            standing.record(header.ruleset, header.options, deal, deal_outcome(deal))
+        return Position(self.header, standing, self.deals, deal)
+
+    def begin_deal(self, setup: DealSetup) -> Position:
+        """The position at the start of the next deal (only :attr:`between_deals`)."""
+        if not self.between_deals:
+            raise ValueError("a deal begins only after the last one ended, match undecided")
+        header = self.header
+        deal = DealState(header.ruleset, header.options, len(header.players), setup)
+        return Position(header, self.standing, self.deals + 1, deal)

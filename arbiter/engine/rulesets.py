@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 from arbiter.engine.cards import HORSE, KING, RANKS
@@ -102,16 +103,22 @@ class Options:
     call_ranks: tuple[int, int] = (HORSE, KING)
 
     def overrides(self) -> dict[str, Any]:
-        """The options that differ from the defaults, JSON-ready (for canonical logs)."""
-        out: dict[str, Any] = {}
-        for name in self.__slots__:
-            value = getattr(self, name)
-            if value != getattr(_DEFAULTS, name):
-                out[name] = list(value) if isinstance(value, tuple) else value
-        return out
+        """The options that differ from the defaults, JSON-ready (a new dict each time)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in _overrides(self)}
 
 
 _DEFAULTS: Final = Options()
+
+
+# Bounded: logs choose their options, and a client must not grow the memo without end.
+@lru_cache(maxsize=256)
+def _overrides(options: Options) -> tuple[tuple[str, Any], ...]:
+    return tuple(
+        (name, getattr(options, name))
+        for name in Options.__slots__
+        if getattr(options, name) != getattr(_DEFAULTS, name)
+    )
+
 
 _O = OptionSpec
 MATCH_TARGET = _O(
@@ -328,7 +335,7 @@ def get_ruleset(name: object) -> Ruleset:
 
 def resolve_options(ruleset: Ruleset, overrides: Mapping[str, object] | None) -> Options:
     """A log's option overrides checked against the ruleset, merged over the defaults."""
-    if overrides is None:
+    if overrides is None or (isinstance(overrides, Mapping) and not overrides):
         return _DEFAULTS
     if not isinstance(overrides, Mapping):
         raise OptionError("options must be an object", ("options",))

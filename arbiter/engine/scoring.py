@@ -9,19 +9,35 @@ before any of these. Three match systems: first to N deals won, loser points, to
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from arbiter.engine.rulesets import Options, Ruleset
 from arbiter.engine.state import DealState
 
 
+class Reason(StrEnum):
+    """Why a deal ended as it did (API.md ``outcome.reason``)."""
+
+    POINTS = "points"  # more points
+    LAST_TRICK = "last_trick"  # a tie broken by the last trick
+    TIE = "tie"  # a tie nothing broke
+    TUTE = "tute"  # four kings or four horses declared
+    RENUNCIO = "renuncio"  # the first renuncio decided it
+    NO_TRICKS = "no_tricks"  # cabrón, gana-pierde: who won no trick loses
+    OVER_100 = "over_100"  # cabrón: who passed 100 points loses
+    TIED = "tied"  # cabrón, gana-pierde: players tied on points lose
+    MIDDLE = "middle"  # cabrón: the middle score loses
+    EXTREMES = "extremes"  # gana-pierde: the most and the fewest points win
+
+
 class Outcome(NamedTuple):
-    """A finished deal: the winning and losing seats and why (a ``reason`` code of API.md)."""
+    """A finished deal: the winning and losing seats and why."""
 
     winners: tuple[int, ...]
     losers: tuple[int, ...]
-    reason: str
+    reason: Reason
 
 
 def sides(ruleset: Ruleset, players: int) -> tuple[tuple[int, ...], ...]:
@@ -38,7 +54,7 @@ def side_of(ruleset: Ruleset, seat: int) -> tuple[int, ...]:
     return (seat % 2, seat % 2 + 2) if ruleset.pairs else (seat,)
 
 
-def _split(players: int, winners: set[int], reason: str) -> Outcome:
+def _split(players: int, winners: set[int], reason: Reason) -> Outcome:
     losers = tuple([s for s in range(players) if s not in winners])
     return Outcome(tuple(sorted(winners)), losers, reason)
 
@@ -50,12 +66,12 @@ def deal_outcome(state: DealState) -> Outcome:
     if decisive is not None:
         offender = set(side_of(ruleset, decisive.seat))
         if decisive.kind == "tute":
-            return _split(n, offender, "tute")
+            return _split(n, offender, Reason.TUTE)
         if ruleset.outcome == "most_points" and n == 3:
             others = [(s,) for s in range(n) if s not in offender]
             best, _ = _most_points(state, others)
-            return _split(n, best or {s for g in others for s in g}, "renuncio")
-        return _split(n, set(range(n)) - offender, "renuncio")
+            return _split(n, best or {s for g in others for s in g}, Reason.RENUNCIO)
+        return _split(n, set(range(n)) - offender, Reason.RENUNCIO)
     if ruleset.outcome == "cabron":
         return _cabron(state)
     if ruleset.outcome == "gana_pierde":
@@ -71,7 +87,7 @@ def deal_outcome(state: DealState) -> Outcome:
     return _split(n, best, reason)
 
 
-def _most_points(state: DealState, groups: Sequence[tuple[int, ...]]) -> tuple[set[int], str]:
+def _most_points(state: DealState, groups: Sequence[tuple[int, ...]]) -> tuple[set[int], Reason]:
     """The group with the most points (reason ``points``), a tie broken by the last trick
     (``last_trick``), or an empty set for an unbroken tie (``tie``)."""
     totals = state.totals()
@@ -79,20 +95,20 @@ def _most_points(state: DealState, groups: Sequence[tuple[int, ...]]) -> tuple[s
     top = max(group_totals)
     leaders = [g for g, t in zip(groups, group_totals, strict=True) if t == top]
     if len(leaders) == 1:
-        return set(leaders[0]), "points"
+        return set(leaders[0]), Reason.POINTS
     last = state.last_trick_winner
     if state.options.tie_break == "last_trick" and last is not None:
         for group in leaders:
             if last in group:
-                return set(group), "last_trick"
-    return set(), "tie"
+                return set(group), Reason.LAST_TRICK
+    return set(), Reason.TIE
 
 
 def _tied_seats(totals: list[int]) -> set[int]:
     return {s for s, t in enumerate(totals) if totals.count(t) > 1}
 
 
-def _losers_first(state: DealState, rules: list[tuple[str, set[int]]]) -> Outcome | None:
+def _losers_first(state: DealState, rules: list[tuple[Reason, set[int]]]) -> Outcome | None:
     """The first rule that names any seat decides: those seats lose, everyone else wins."""
     everyone = set(range(state.players))
     for reason, losers in rules:
@@ -108,10 +124,10 @@ def _cabron(state: DealState) -> Outcome:
     outcome = _losers_first(
         state,
         [
-            ("no_tricks", {s for s in range(n) if state.tricks_won[s] == 0}),
-            ("over_100", {s for s in range(n) if totals[s] > 100}),
-            ("tied", _tied_seats(totals)),
-            ("middle", set(ranked[1:-1])),
+            (Reason.NO_TRICKS, {s for s in range(n) if state.tricks_won[s] == 0}),
+            (Reason.OVER_100, {s for s in range(n) if totals[s] > 100}),
+            (Reason.TIED, _tied_seats(totals)),
+            (Reason.MIDDLE, set(ranked[1:-1])),
         ],
     )
     assert outcome is not None  # with three players there is always a middle score
@@ -122,13 +138,13 @@ def _gana_pierde(state: DealState) -> Outcome:
     """Gana-pierde: no trick loses; else the most and the fewest points win, ties lose."""
     n, totals = state.players, state.totals()
     no_trick = _losers_first(
-        state, [("no_tricks", {s for s in range(n) if state.tricks_won[s] == 0})]
+        state, [(Reason.NO_TRICKS, {s for s in range(n) if state.tricks_won[s] == 0})]
     )
     if no_trick is not None:
         return no_trick
     tied = _tied_seats(totals)
     extremes = {totals.index(max(totals)), totals.index(min(totals))}
-    return _split(n, extremes - tied, "tied" if tied else "extremes")
+    return _split(n, extremes - tied, Reason.TIED if tied else Reason.EXTREMES)
 
 
 class MatchStanding:
@@ -143,6 +159,31 @@ class MatchStanding:
         self.over = False
         self.winners: tuple[int, ...] = ()
         self.losers: tuple[int, ...] = ()
+
+    def copy(self) -> MatchStanding:
+        return MatchStanding.from_fields(self.to_fields())
+
+    def to_fields(self) -> list[Any]:
+        """The standing as plain values (see :meth:`from_fields`)."""
+        return [
+            list(self.deals_won),
+            list(self.loser_points),
+            list(self.tokens),
+            self.over,
+            list(self.winners),
+            list(self.losers),
+        ]
+
+    @classmethod
+    def from_fields(cls, fields: list[Any]) -> MatchStanding:
+        deals_won, loser_points, tokens, over, winners, losers = fields
+        standing = cls(len(deals_won))
+        standing.deals_won = list(deals_won)
+        standing.loser_points = list(loser_points)
+        standing.tokens = list(tokens)
+        standing.over = bool(over)
+        standing.winners, standing.losers = tuple(winners), tuple(losers)
+        return standing
 
     def record(self, ruleset: Ruleset, options: Options, state: DealState, out: Outcome) -> None:
         """Count a finished deal and decide the match if it is over."""

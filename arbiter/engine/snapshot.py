@@ -1,13 +1,20 @@
-"""Snapshots: a compact, versioned byte encoding of a :class:`MatchState` (never pickle).
+"""Snapshots and positions: compact, versioned byte encodings of match states (never pickle).
 
-Layout: the 4-byte magic ``b"TUTE"``, one byte :data:`SNAPSHOT_VERSION`, then a MessagePack
-array of plain ints, strings, lists and maps. Each deal is packed in a nested MessagePack blob:
-a finished deal is unpacked only when it is looked at, and re-encoded as the same bytes, so
-resuming a long match costs only its current deal. Decoding rebuilds exactly the state that was
-encoded (``encode(decode(b)) == b``), so a replay can resume from it. Anything that does not
-decode — wrong magic, another version, a truncated or altered body — raises
-:class:`SnapshotError`; callers treat that as a cache miss. Only states without an illegal
-event are encoded: those are the ones a client can continue from.
+Two encodings, both MessagePack arrays of plain ints, strings, bytes and lists:
+
+* a **snapshot** (:func:`encode` / :func:`decode`) is a whole :class:`MatchState`, every deal
+  with its history, so that a replay resumed from it reports exactly what a full replay would.
+  Layout: the 4-byte magic ``b"TUTE"``, one byte :data:`SNAPSHOT_VERSION`, then the body. Each
+  deal is packed in a nested blob: a finished deal is unpacked only when it is looked at, and
+  re-encoded as the same bytes, so resuming a long match costs only its current deal;
+* a **position** (:func:`encode_position` / :func:`decode_position`) is a :class:`Position`:
+  the header, the standing, the number of deals begun and the last deal's state without its
+  history — the smallest thing from which the next move can be judged and the match continued.
+
+Decoding rebuilds exactly the state that was encoded (``encode(decode(b)) == b``). Anything that
+does not decode — wrong magic, another version, a truncated or altered body — raises
+:class:`SnapshotError`. Only states without an illegal event are encoded: those are the ones a
+client can continue from.
 """
 
 from __future__ import annotations
@@ -17,81 +24,34 @@ from typing import Any, Final
 import msgpack
 
 from arbiter.engine.cards import FULL_PACK
-from arbiter.engine.match import DealRecord, MatchState
-from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import Options, Ruleset, get_ruleset, resolve_options
-from arbiter.engine.scoring import Outcome
-from arbiter.engine.setup import DealSetup
-from arbiter.engine.state import Cante, DealState, Decisive, Exchange, Renuncio, Trick
+from arbiter.engine.log import Header
+from arbiter.engine.match import DealRecord, MatchState, Position
+from arbiter.engine.rulesets import get_ruleset, resolve_options
+from arbiter.engine.scoring import MatchStanding, Outcome, Reason
+from arbiter.engine.state import DealState
 
 MAGIC: Final = b"TUTE"
-SNAPSHOT_VERSION: Final = 2
+SNAPSHOT_VERSION: Final = 3
+POSITION_VERSION: Final = 1
 _HEADER: Final = MAGIC + bytes([SNAPSHOT_VERSION])
-
-# DealState slots that are stored; the others follow from the ruleset and options.
-_STORED: Final = (
-    "dealer",
-    "hands",
-    "stock",
-    "stock_pos",
-    "trump",
-    "turn",
-    "leader",
-    "trick",
-    "led_suit",
-    "win_card",
-    "win_seat",
-    "strict",
-    "tricks",
-    "won",
-    "tricks_won",
-    "card_points",
-    "cante_points",
-    "cantes",
-    "exchanges",
-    "violations",
-    "sung",
-    "cantes_this_lead",
-    "calls",
-    "last_winner",
-    "decisive",
-    "over",
-    "events_applied",
-)
 
 
 class SnapshotError(ValueError):
-    """Bytes that are not a snapshot of this engine version."""
+    """Bytes that are not a snapshot (or position) of this engine version."""
+
+
+# --- snapshots ----------------------------------------------------------------------------------
 
 
 def encode(match: MatchState) -> bytes:
     """The snapshot of a match state without an illegal event."""
     if match.illegal is not None:
         raise ValueError("only valid states are snapshotted")
-    standing = match.standing
-    standing_fields = [
-        standing.deals_won,
-        standing.loser_points,
-        standing.tokens,
-        standing.over,
-        list(standing.winners),
-        list(standing.losers),
-    ]
     deals = [
-        [
-            _packed_deal(r),
-            None if r.outcome is None else _outcome_fields(r.outcome),
-        ]
+        [_packed_deal(r), None if r.outcome is None else _outcome_fields(r.outcome), r.dealer]
         for r in match.deals
     ]
-    body = [
-        match.ruleset.name,
-        match.options.overrides(),
-        match.notation,
-        list(match.players),
-        standing_fields,
-        deals,
-    ]
+    body = [*_header_fields(match.header), match.standing.to_fields(), deals]
     return _HEADER + msgpack.packb(body, use_bin_type=True)
 
 
@@ -109,90 +69,103 @@ def decode(data: bytes) -> MatchState:
 
 
 def _packed_deal(record: DealRecord) -> bytes:
-    # A finished deal's bytes never change: reuse them when the record came from a snapshot.
+    # A finished deal's bytes never change: pack it once, reuse the bytes ever after.
     if record.outcome is not None and record.packed is not None:
         return record.packed
-    packed: bytes = msgpack.packb(_deal_fields(record.state), use_bin_type=True)
+    packed: bytes = msgpack.packb(record.state.to_fields(history=True), use_bin_type=True)
+    if record.outcome is not None:
+        record.packed = packed
     return packed
 
 
-def _deal_fields(state: DealState) -> list[Any]:
-    out: list[Any] = []
-    for name in _STORED:
-        value = getattr(state, name)
-        if name == "trick":
-            value = [list(p) for p in value]
-        elif name == "tricks":
-            value = [
-                [
-                    t.leader,
-                    [list(p) for p in t.plays],
-                    t.winner,
-                    t.points,
-                    [list(d) for d in t.draws],
-                ]
-                for t in value
-            ]
-        elif name == "violations":
-            value = [[*v[:3], v.obligation.value, *v[4:]] for v in value]
-        elif name in ("cantes", "exchanges"):
-            value = [list(v) for v in value]
-        elif name == "decisive":
-            value = None if value is None else list(value)
-        out.append(value)
-    return out
-
-
 def _outcome_fields(outcome: Outcome) -> list[Any]:
-    return [list(outcome.winners), list(outcome.losers), outcome.reason]
+    return [list(outcome.winners), list(outcome.losers), outcome.reason.value]
 
 
 def _match_from(body: list[Any]) -> MatchState:
-    name, overrides, notation, players, standing_fields, deals = body
-    ruleset = get_ruleset(name)
-    options = resolve_options(ruleset, overrides)
-    match = MatchState(ruleset, options, notation, tuple(players))
-    standing = match.standing
-    deals_won, loser_points, tokens, over, winners, losers = standing_fields
-    standing.deals_won, standing.loser_points, standing.tokens = deals_won, loser_points, tokens
-    standing.over = over
-    standing.winners, standing.losers = tuple(winners), tuple(losers)
-    n = len(players)
+    *header_fields, standing_fields, deals = body
+    header = _header_from(header_fields)
+    match = MatchState(header)
+    match.standing = MatchStanding.from_fields(standing_fields)
+    n = len(header.players)
 
     def unpack(packed: bytes) -> DealState:
-        return _deal_from(msgpack.unpackb(packed, raw=False), ruleset, options, n)
+        try:
+            fields = msgpack.unpackb(packed, raw=False)
+            return _checked(DealState.from_fields(header.ruleset, header.options, n, fields,
+                                                  history=True))  # fmt: skip
+        except SnapshotError:
+            raise
+        except Exception as err:  # a finished deal unpacks late: fail as decode() would
+            raise SnapshotError(f"corrupt snapshot: {type(err).__name__}") from None
 
-    for packed, outcome in deals:
-        if not isinstance(packed, bytes):
+    for packed, outcome, dealer in deals:
+        if not isinstance(packed, bytes) or not isinstance(dealer, int):
             raise SnapshotError("corrupt snapshot: a deal is not packed")
         if outcome is None:
             match.deals.append(DealRecord(unpack(packed)))
         else:
-            finished = Outcome(tuple(outcome[0]), tuple(outcome[1]), outcome[2])
-            match.deals.append(DealRecord(None, finished, packed, unpack))
+            finished = Outcome(tuple(outcome[0]), tuple(outcome[1]), Reason(outcome[2]))
+            match.deals.append(DealRecord(None, finished, packed, unpack, dealer))
+    if len(match.standing.deals_won) != n:
+        raise SnapshotError("corrupt snapshot: the standing is not one per player")
     return match
 
 
-def _deal_from(fields: list[Any], ruleset: Ruleset, options: Options, n: int) -> DealState:
-    values = dict(zip(_STORED, fields, strict=True))
-    state = DealState(ruleset, options, n, DealSetup(values["dealer"], (0,) * n, (), None))
-    values["trick"] = [tuple(p) for p in values["trick"]]
-    values["tricks"] = [
-        Trick(t[0], tuple(tuple(p) for p in t[1]), t[2], t[3], tuple(tuple(d) for d in t[4]))
-        for t in values["tricks"]
+# --- positions ----------------------------------------------------------------------------------
+
+
+def encode_position(position: Position) -> bytes:
+    """The position's bytes: what a sealed state token carries."""
+    body = [
+        POSITION_VERSION,
+        *_header_fields(position.header),
+        position.standing.to_fields(),
+        position.deals,
+        position.deal.to_fields(history=False),
     ]
-    values["violations"] = [
-        Renuncio(v[0], v[1], v[2], Obligation(v[3]), v[4], v[5], v[6], v[7])
-        for v in values["violations"]
-    ]
-    values["cantes"] = [Cante(*c) for c in values["cantes"]]
-    values["exchanges"] = [Exchange(*e) for e in values["exchanges"]]
-    decisive = values["decisive"]
-    values["decisive"] = None if decisive is None else Decisive(*decisive)
-    for key, value in values.items():
-        setattr(state, key, value)
-    for _, card in state.trick:
-        state.trick_mask |= 1 << card
+    packed: bytes = msgpack.packb(body, use_bin_type=True)
+    return packed
+
+
+def decode_position(data: bytes) -> Position:
+    """The position :func:`encode_position` gave."""
+    try:
+        version, *header_fields, standing_fields, deals, deal_fields = msgpack.unpackb(
+            data, raw=False, strict_map_key=True
+        )
+        if version != POSITION_VERSION:
+            raise SnapshotError("a position of another engine version")
+        header = _header_from(header_fields)
+        n = len(header.players)
+        standing = MatchStanding.from_fields(standing_fields)
+        deal = DealState.from_fields(header.ruleset, header.options, n, deal_fields, history=False)
+        if len(standing.deals_won) != n or not isinstance(deals, int) or deals < 1:
+            raise SnapshotError("corrupt position")
+        return Position(header, standing, deals, _checked(deal))
+    except SnapshotError:
+        raise
+    except Exception as err:
+        raise SnapshotError(f"corrupt position: {type(err).__name__}") from None
+
+
+# --- shared pieces ------------------------------------------------------------------------------
+
+
+def _header_fields(header: Header) -> list[Any]:
+    return [header.ruleset.name, header.options.overrides(), header.notation, list(header.players)]
+
+
+def _header_from(fields: list[Any]) -> Header:
+    name, overrides, notation, players = fields
+    ruleset = get_ruleset(name)
+    if notation not in ("spanish", "french") or len(players) not in ruleset.players:
+        raise SnapshotError("corrupt header")
+    return Header(ruleset, resolve_options(ruleset, overrides), notation, tuple(players))
+
+
+def _checked(state: DealState) -> DealState:
+    """Refuse a state whose hands are not sets of cards (a replay from it would not end)."""
     if not all(0 <= mask <= FULL_PACK for mask in (*state.hands, *state.won)):
         raise SnapshotError("corrupt snapshot: a hand is not a set of cards")
     return state

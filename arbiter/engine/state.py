@@ -13,9 +13,10 @@ kings or all four horses in one hand; the *arrastre* or *triunfo* is trump.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from functools import cache
-from typing import NamedTuple
+from typing import Any, Final, NamedTuple
 
 from arbiter.engine.cards import (
     HORSE,
@@ -151,6 +152,7 @@ class DealState:
         "total_tricks",
         "trick",
         "trick_mask",
+        "trick_no",
         "tricks",
         "tricks_won",
         "trump",
@@ -162,9 +164,7 @@ class DealState:
     )
 
     def __init__(self, ruleset: Ruleset, options: Options, players: int, setup: DealSetup):
-        self.ruleset = ruleset
-        self.options = options
-        self.players = players
+        self._derive(ruleset, options, players)
         self.dealer = setup.dealer
         self.hands = list(setup.hands)
         self.stock = list(setup.stock)
@@ -173,22 +173,12 @@ class DealState:
         self.trump = NO_TRUMP if trump is None else trump
         self.turn = self.leader = (setup.dealer + 1) % players
         self.trick: list[tuple[int, Card]] = []
-        self.trick_mask = 0
         self.led_suit = self.win_card = self.win_seat = -1
         self.strict = not ruleset.stock
-        self.must_trump = options.trump_when_cannot_overtrump
-        self.relief = ruleset.pairs and options.partner_relief
-        self.calls_in_trick = ruleset.cantes == "in_trick"
-        self.call_masks = _call_masks(options.call_ranks)
-        self.total_tricks = _total_tricks(ruleset.removed_rank[players], players)
-        self.tricks: list[Trick] = []
-        self.won = [0] * players
+        self.trick_no = 0
         self.tricks_won = [0] * players
         self.card_points = [0] * players
         self.cante_points = [0] * players
-        self.cantes: list[Cante] = []
-        self.exchanges: list[Exchange] = []
-        self.violations: list[Renuncio] = []
         self.sung = 0
         self.cantes_this_lead = 0
         self.calls = 0
@@ -196,6 +186,23 @@ class DealState:
         self.decisive: Decisive | None = None
         self.over = False
         self.events_applied = 0
+        self.won = [0] * players
+        self.tricks: list[Trick] = []
+        self.cantes: list[Cante] = []
+        self.exchanges: list[Exchange] = []
+        self.violations: list[Renuncio] = []
+
+    def _derive(self, ruleset: Ruleset, options: Options, players: int) -> None:
+        """The slots fixed by the ruleset, the options and the number of players."""
+        self.ruleset = ruleset
+        self.options = options
+        self.players = players
+        self.must_trump = options.trump_when_cannot_overtrump
+        self.relief = ruleset.pairs and options.partner_relief
+        self.calls_in_trick = ruleset.cantes == "in_trick"
+        self.call_masks = _call_masks(options.call_ranks)
+        self.total_tricks = _total_tricks(ruleset.removed_rank[players], players)
+        self.trick_mask = 0
 
     # --- queries -------------------------------------------------------------------------
 
@@ -209,9 +216,7 @@ class DealState:
 
     @property
     def last_trick_winner(self) -> int | None:
-        if len(self.tricks) == self.total_tricks:
-            return self.tricks[-1].winner
-        return None
+        return self.last_winner if self.trick_no == self.total_tricks else None
 
     def on_lead(self, seat: int) -> bool:
         return seat == self.turn and not self.trick and not self.over
@@ -292,12 +297,15 @@ class DealState:
             return IllegalCode.SEVEN_NOT_HELD
         return None
 
-    def legal_moves(self) -> list[Event]:
-        """Every move open to the seat to act: correct plays, then declarations."""
+    def legal_moves(self, correct: int | None = None) -> list[Event]:
+        """Every move open to the seat to act: correct plays, then declarations. ``correct`` is
+        :meth:`correct_mask` of that seat when the caller has it already."""
         if self.over:
             return []
         seat = self.turn
-        moves = [Event(PLAY, seat, c) for c in display_order(self.correct_mask(seat))]
+        if correct is None:
+            correct = self.correct_mask(seat)
+        moves = [Event(PLAY, seat, c) for c in display_order(correct)]
         if self.trick:
             return moves
         declarations = [Event(SING, seat, s) for s in range(4)]
@@ -374,7 +382,7 @@ class DealState:
         broken = broken_obligation(card, hand, self.led_suit, self.trump)
         self.violations.append(
             Renuncio(
-                index, seat, card, broken, correct, len(self.tricks), self.led_suit, self.win_card
+                index, seat, card, broken, correct, self.trick_no, self.led_suit, self.win_card
             )
         )
         if self.decisive is None:
@@ -383,7 +391,7 @@ class DealState:
     def _finish_trick(self) -> None:
         winner = self.win_seat
         plays = tuple(self.trick)
-        trick_no = len(self.tricks)
+        trick_no = self.trick_no
         mask = self.trick_mask
         points = 0
         for _, card in plays:
@@ -400,6 +408,7 @@ class DealState:
         self.tricks.append(_new_tuple(Trick, (self.leader, plays, winner, points, draws)))
         self.trick = []
         self.trick_mask = 0
+        self.trick_no = trick_no + 1
         self.cantes_this_lead = 0
         self.last_winner = self.turn = self.leader = winner
         if trick_no + 1 == self.total_tricks:
@@ -441,7 +450,7 @@ class DealState:
         self.sung |= 1 << suit
         self.cantes_this_lead += 1
         self.cante_points[seat] += value
-        self.cantes.append(Cante(seat, suit, value, len(self.tricks) - 1))
+        self.cantes.append(Cante(seat, suit, value, self.trick_no - 1))
 
     def _tute(self, seat: int, index: int) -> None:
         if self.decisive is None:
@@ -468,12 +477,193 @@ class DealState:
     def last_trick_points(self, seat: int) -> int:
         return LAST_TRICK_BONUS if self.last_trick_winner == seat else 0
 
+    # --- copies and encodings ---------------------------------------------------------------
+
     def copy(self) -> DealState:
+        """An independent copy, for speculative moves. Records already appended (tricks,
+        cantes...) are immutable tuples and are shared."""
         other = DealState.__new__(DealState)
-        for name in DealState.__slots__:
-            value = getattr(self, name)
-            setattr(other, name, value.copy() if isinstance(value, list) else value)
+        other.ruleset, other.options, other.players = self.ruleset, self.options, self.players
+        other.must_trump, other.relief = self.must_trump, self.relief
+        other.calls_in_trick, other.call_masks = self.calls_in_trick, self.call_masks
+        other.total_tricks, other.trick_mask = self.total_tricks, self.trick_mask
+        other.dealer, other.hands = self.dealer, self.hands.copy()
+        other.stock, other.stock_pos = self.stock.copy(), self.stock_pos
+        other.trump, other.turn, other.leader = self.trump, self.turn, self.leader
+        other.trick, other.led_suit = self.trick.copy(), self.led_suit
+        other.win_card, other.win_seat = self.win_card, self.win_seat
+        other.strict, other.trick_no = self.strict, self.trick_no
+        other.tricks_won, other.card_points = self.tricks_won.copy(), self.card_points.copy()
+        other.cante_points, other.sung = self.cante_points.copy(), self.sung
+        other.cantes_this_lead, other.calls = self.cantes_this_lead, self.calls
+        other.last_winner, other.decisive = self.last_winner, self.decisive
+        other.over, other.events_applied = self.over, self.events_applied
+        other.won, other.tricks = self.won.copy(), self.tricks.copy()
+        other.cantes, other.exchanges = self.cantes.copy(), self.exchanges.copy()
+        other.violations = self.violations.copy()
         return other
+
+    def to_fields(self, *, history: bool) -> list[Any]:
+        """The state as plain values (ints, lists, bytes): :data:`POSITION_FIELDS` in order,
+        then with ``history`` :data:`HISTORY_FIELDS`."""
+        out: list[Any] = [
+            self.dealer,
+            list(self.hands),
+            bytes(self.stock),
+            self.stock_pos,
+            self.trump,
+            self.turn,
+            self.leader,
+            _pairs_bytes(self.trick),
+            self.led_suit,
+            self.win_card,
+            self.win_seat,
+            self.strict,
+            self.trick_no,
+            list(self.tricks_won),
+            list(self.card_points),
+            list(self.cante_points),
+            self.sung,
+            self.cantes_this_lead,
+            self.calls,
+            self.last_winner,
+            None if self.decisive is None else list(self.decisive),
+            self.over,
+            self.events_applied,
+        ]
+        if history:
+            out += [
+                list(self.won),
+                [
+                    [t.leader, _pairs_bytes(t.plays), t.winner, t.points, _pairs_bytes(t.draws)]
+                    for t in self.tricks
+                ],
+                [list(c) for c in self.cantes],
+                [list(e) for e in self.exchanges],
+                [[*v[:3], v.obligation.value, *v[4:]] for v in self.violations],
+            ]
+        return out
+
+    @classmethod
+    def from_fields(
+        cls,
+        ruleset: Ruleset,
+        options: Options,
+        players: int,
+        fields: list[Any],
+        *,
+        history: bool,
+    ) -> DealState:
+        """The state :meth:`to_fields` gave; without ``history`` the records are empty (a
+        position judges and continues the deal exactly, but cannot report its past tricks)."""
+        expected = len(POSITION_FIELDS) + (len(HISTORY_FIELDS) if history else 0)
+        if len(fields) != expected:
+            raise ValueError(f"{len(fields)} fields, expected {expected}")
+        state = cls.__new__(cls)
+        state._derive(ruleset, options, players)
+        (
+            state.dealer,
+            hands,
+            stock,
+            state.stock_pos,
+            state.trump,
+            state.turn,
+            state.leader,
+            trick,
+            state.led_suit,
+            state.win_card,
+            state.win_seat,
+            state.strict,
+            state.trick_no,
+            tricks_won,
+            card_points,
+            cante_points,
+            state.sung,
+            state.cantes_this_lead,
+            state.calls,
+            state.last_winner,
+            decisive,
+            state.over,
+            state.events_applied,
+        ) = fields[: len(POSITION_FIELDS)]
+        state.hands = list(hands)
+        state.stock = list(stock)
+        state.trick = _pairs(trick)
+        for _, card in state.trick:
+            state.trick_mask |= 1 << card
+        state.tricks_won = list(tricks_won)
+        state.card_points = list(card_points)
+        state.cante_points = list(cante_points)
+        state.decisive = None if decisive is None else Decisive(*decisive)
+        if history:
+            won, tricks, cantes, exchanges, violations = fields[len(POSITION_FIELDS) :]
+            state.won = list(won)
+            state.tricks = [
+                Trick(t[0], tuple(_pairs(t[1])), t[2], t[3], tuple(_pairs(t[4]))) for t in tricks
+            ]
+            state.cantes = [Cante(*c) for c in cantes]
+            state.exchanges = [Exchange(*e) for e in exchanges]
+            state.violations = [
+                Renuncio(v[0], v[1], v[2], Obligation(v[3]), v[4], v[5], v[6], v[7])
+                for v in violations
+            ]
+        else:
+            state.won = [0] * players
+            state.tricks, state.cantes, state.exchanges, state.violations = [], [], [], []
+        return state
+
+
+#: The slots :meth:`DealState.to_fields` gives, in order: what judging the next move and going
+#: on with the deal needs (a sealed position carries exactly these).
+POSITION_FIELDS: Final = (
+    "dealer",
+    "hands",
+    "stock",
+    "stock_pos",
+    "trump",
+    "turn",
+    "leader",
+    "trick",
+    "led_suit",
+    "win_card",
+    "win_seat",
+    "strict",
+    "trick_no",
+    "tricks_won",
+    "card_points",
+    "cante_points",
+    "sung",
+    "cantes_this_lead",
+    "calls",
+    "last_winner",
+    "decisive",
+    "over",
+    "events_applied",
+)
+#: The deal's record, which only reports read: the cards each seat won, the finished tricks,
+#: the cantes, the exchanges, the renuncios.
+HISTORY_FIELDS: Final = ("won", "tricks", "cantes", "exchanges", "violations")
+#: Slots that follow from the ruleset, the options, the players and the other slots.
+DERIVED_FIELDS: Final = (
+    "ruleset",
+    "options",
+    "players",
+    "must_trump",
+    "relief",
+    "calls_in_trick",
+    "call_masks",
+    "total_tricks",
+    "trick_mask",
+)
+
+
+def _pairs_bytes(pairs: Sequence[tuple[int, Card]]) -> bytes:
+    """(seat, card) pairs as bytes: seat, card, seat, card..."""
+    return bytes([x for pair in pairs for x in pair])
+
+
+def _pairs(data: bytes) -> list[tuple[int, Card]]:
+    return list(zip(data[0::2], data[1::2], strict=True))
 
 
 _new_tuple = tuple.__new__

@@ -526,7 +526,7 @@ def run_config(
     redis_url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{args.redis_db}"
     redis = redis_client(args.redis_db)
     redis.flushdb()
-    state_key = secrets.token_hex(16)
+    state_key = secrets.token_hex(32)
     result = Result(config, args.duration)
     # what the rest of the machine is doing, before anything of this run starts
     busy, began = machine_busy_seconds(), time.monotonic()

@@ -1,0 +1,256 @@
+"""The referee's one request path: parse → resume → advance → judge → seal/keep.
+
+:class:`Referee` is used alike by the HTTP routes, the ``arbiter`` command and the library
+(``arbiter.replay``, ``arbiter.validate``). Adapters only translate: they hand it the JSON-shaped
+input and shape its answers (:class:`~arbiter.report.Replay`, :class:`~arbiter.report.Verdict`).
+
+* **parse**: every input is checked once, by the engine's reader, against one
+  :class:`~arbiter.engine.log.Limits`; errors are :class:`ArbiterError` with a JSON pointer.
+* **resume**: with a state cache, a log long enough to pay (its ``min_events``) is looked up by
+  the keys of its prefixes in one round trip; on a hit only the rest of the log is parsed and
+  replayed.
+* **advance / judge**: the engine replays the log, and judges a proposed move on the position.
+* **seal / keep**: the position the answer leaves is sealed into a ``state_id`` token (no store
+  needed to open it again), and at most one state is kept in the cache — the one the client's
+  next, longer log will start with.
+
+A token's holder validates a whole match move by move: ``validate_token(state_id, move)``, and
+``validate_token(state_id, move, deal=...)`` to begin the next deal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Final
+
+from arbiter.cache import PrefixKeys, StateCache, build_cache
+from arbiter.cache.states import CacheObserver
+from arbiter.engine.errors import ArbiterError, LogError
+from arbiter.engine.log import (
+    DEFAULT_LIMITS,
+    Limits,
+    parse_deal,
+    parse_event,
+    parse_header,
+    parse_log,
+    parse_rest,
+    raw_deals,
+)
+from arbiter.engine.match import MatchState, Position, Ruling, advance
+from arbiter.engine.snapshot import SnapshotError, decode, encode
+from arbiter.engine.state import Event
+from arbiter.report import Replay, Verdict
+from arbiter.settings import Settings
+from arbiter.tokens import MAX_TOKEN_LENGTH, Sealer, TokenError, derive
+
+#: What the cache's secret is derived for (from the first state secret).
+CACHE_PURPOSE: Final = b"tute-arbiter/cache/v1"
+
+
+class UnknownState(Exception):
+    """A ``state_id`` that does not open here (another key, altered, garbage): resend the log."""
+
+
+class Referee:
+    """Adjudicates logs and judges moves, with optional tokens and an optional cache."""
+
+    def __init__(
+        self,
+        limits: Limits = DEFAULT_LIMITS,
+        sealer: Sealer | None = None,
+        cache: StateCache | None = None,
+    ) -> None:
+        self.limits = limits
+        self.sealer = sealer
+        self.cache = cache
+
+    @classmethod
+    def from_settings(cls, settings: Settings, observer: CacheObserver | None = None) -> Referee:
+        """The service's referee: the settings' limits, a sealer with the configured secrets
+        (or one drawn for this process), and the configured cache."""
+        secrets = settings.secrets or (os.urandom(32).hex(),)
+        cache_secret = derive(secrets[0], CACHE_PURPOSE)
+        cache = build_cache(settings, cache_secret, observer)
+        return cls(settings.limits, Sealer(secrets), cache)
+
+    # --- adjudication -----------------------------------------------------------------------
+
+    def replay(self, log: object) -> Replay:
+        """Adjudicate a whole log (the JSON-shaped object of API.md)."""
+        match, keys, resumed = self._resume(log, every_deal=True)
+        if keys is not None and match.illegal is None and resumed != 0:
+            self._keep((keys.whole, match))
+        return Replay(match, self._seal_match(match))
+
+    def score(self, log: object) -> Replay:
+        """Adjudicate a log for its scores only: no token, and no cache — scoring is for
+        finished games sent once (archives), not for growing logs."""
+        parsed = parse_log(log, self.limits)
+        return Replay(advance(MatchState(parsed.header), parsed))
+
+    def validate(self, log: object, move: object) -> Verdict:
+        """Judge ``move`` at the end of ``log``, whose last deal must be unfinished for any
+        move to be allowed."""
+        match, keys, resumed = self._resume(log)
+        if match.illegal is not None:
+            ill = match.illegal
+            where: tuple[str | int, ...] = ("deals", ill.deal)
+            if ill.event is not None:
+                where += ("events", ill.event)
+            raise LogError(
+                f"the log is invalid here ({ill.code.value}); fix it before validating a move",
+                where,
+            )
+        position = match.position()
+        event = self._move(move, position)
+        judgement = position.judge(event)
+        kept = [] if keys is None or resumed == 0 else [(keys.whole, match)]
+        if judgement.verdict is not Ruling.OK:
+            if kept:
+                self._keep(*kept)  # the client is likely to ask again with another move
+            return Verdict(position, judgement)
+        after = match.copy()
+        after.play(event)
+        if keys is not None:
+            # the state the next, longer log starts from; and this log's own, when it was not
+            # kept yet, for another move validated on it (one round trip for both)
+            self._keep(*kept, (keys.after(move), after))
+        return Verdict(position, judgement, self._seal(after.position()))
+
+    def validate_token(self, state_id: object, move: object, deal: object = None) -> Verdict:
+        """Judge ``move`` on the position a token names; with ``deal`` (the setup of the next
+        deal, without events), on the start of that deal."""
+        position = self.open(state_id)
+        if deal is not None and not position.standing.over:
+            position = self._begin_deal(position, deal)
+        event = self._move(move, position)
+        judgement = position.judge(event)
+        state_id_after = None
+        if judgement.verdict is Ruling.OK:
+            state_id_after = self._seal(position.play(event))
+        return Verdict(position, judgement, state_id_after)
+
+    def validate_request(self, body: Mapping[str, Any]) -> Verdict:
+        """The body of ``POST /v1/moves/validate``: a log plus ``move``, or ``state_id`` plus
+        ``move`` (and ``deal`` to begin the next deal). A full log wins over a ``state_id``."""
+        if "move" not in body:
+            raise LogError("missing", ("move",))
+        state_id = body.get("state_id")
+        if "state_id" in body and not (
+            isinstance(state_id, str) and 0 < len(state_id) <= MAX_TOKEN_LENGTH
+        ):
+            raise LogError(f"must be a string of 1 to {MAX_TOKEN_LENGTH} characters", ("state_id",))
+        if "ruleset" in body or state_id is None:
+            if "deal" in body:
+                raise LogError(
+                    "deal goes with a state_id; with a full log, add the deal to deals",
+                    ("deal",),
+                )
+            return self.validate(body, body["move"])
+        return self.validate_token(state_id, body["move"], body.get("deal"))
+
+    # --- tokens -------------------------------------------------------------------------------
+
+    def open(self, state_id: object) -> Position:
+        """The position a token holds, or :class:`UnknownState`."""
+        if self.sealer is None:
+            raise UnknownState("this referee seals no positions (it has no state key)")
+        try:
+            return self.sealer.open(state_id)  # type: ignore[arg-type]
+        except TokenError as err:
+            raise UnknownState(str(err)) from None
+
+    def _seal(self, position: Position) -> str | None:
+        return None if self.sealer is None else self.sealer.seal(position)
+
+    def _seal_match(self, match: MatchState) -> str | None:
+        if self.sealer is None or match.illegal is not None:
+            return None
+        return self.sealer.seal(match.position())
+
+    # --- parsing --------------------------------------------------------------------------------
+
+    def _move(self, raw: object, position: Position) -> Event:
+        header = position.header
+        try:
+            return parse_event(raw, len(header.players), header.notation)
+        except ArbiterError as err:
+            raise err.at("move") from None
+
+    def _begin_deal(self, position: Position, raw: object) -> Position:
+        if not position.deal.over:
+            raise LogError(
+                "the deal of this state_id is unfinished: send its next move without a deal",
+                ("deal",),
+            )
+        if position.deals >= self.limits.max_deals:
+            raise LogError(f"a match holds at most {self.limits.max_deals} deals", ("deal",))
+        header = position.header
+        default_dealer = (position.deal.dealer + 1) % len(header.players)
+        try:
+            deal = parse_deal(header, raw, default_dealer)
+        except ArbiterError as err:
+            raise err.at("deal") from None
+        if deal.events:
+            raise LogError(
+                "send the deal without events, then its moves one by one", ("deal", "events")
+            )
+        assert deal.setup is not None
+        return position.begin_deal(deal.setup)
+
+    # --- resume and keep ------------------------------------------------------------------------
+
+    def _resume(
+        self, log: object, every_deal: bool = False
+    ) -> tuple[MatchState, PrefixKeys | None, int | None]:
+        """The log replayed, from its longest cached prefix when the cache pays; with the keys
+        of its prefixes and the index of the one it resumed from (None: from the start). With
+        ``every_deal``, every deal of a resumed state is unpacked (the report reads them all)."""
+        cache = self.cache
+        keys = None if cache is None else cache.keys_for(log)
+        if keys is not None:
+            assert cache is not None
+            found = cache.load_first([key for _, key in keys.lookups])
+            if found is not None:
+                index, snapshot = found
+                match = self._resumed(log, keys.lookups[index][0], snapshot, every_deal)
+                if match is not None:
+                    cache.hit()
+                    return match, keys, index
+                cache.reject()
+                cache.miss()
+        parsed = parse_log(log, self.limits)
+        return advance(MatchState(parsed.header), parsed), keys, None
+
+    def _resumed(
+        self, log: Any, at: tuple[int, int], snapshot: bytes, every_deal: bool
+    ) -> MatchState | None:
+        """The cached state continued through the rest of ``log`` (None if it is not the state
+        its key names)."""
+        try:
+            match = decode(snapshot)
+            # Finished deals unpack when first read: read now those the answer needs, so that
+            # a corrupt one is a rejected value and not an error while answering.
+            for record in match.deals if every_deal else match.deals[-1:]:
+                _ = record.state
+        except SnapshotError:
+            return None
+        # The same header by its key, but held to this server's limits (and checked: a value
+        # is only trusted as far as it says what its key names).
+        if match.progress != at or parse_header(log, self.limits) != match.header:
+            return None
+        deals = raw_deals(log, self.limits)
+        deal, event = at
+        next_dealer = (match.deals[-1].dealer + 1) % len(match.header.players)
+        rest = parse_rest(match.header, deals, deal - 1, event, next_dealer)
+        return advance(match, rest)
+
+    def _keep(self, *states: tuple[str, MatchState]) -> None:
+        """Keep these states, in one round trip."""
+        assert self.cache is not None
+        self.cache.keep({key: encode(match) for key, match in states})
+
+
+#: The referee of the library and the command line: no tokens, no cache.
+LIBRARY: Final = Referee()

@@ -1,0 +1,367 @@
+"""What sealed positions and the full-log cache cost and buy, over HTTP and in this process.
+
+Run ``.venv/bin/python benchmarks/bench_positions.py`` (``--seconds 2 --rounds 1`` for a quick
+look, ``--json FILE`` to keep the figures). Loopback only; needs wrk (Debian's package) and the
+Redis on 127.0.0.1:6379 (database ``--db``, flushed before and after).
+
+Games: Tute cabrón with ``loser_target`` 100, so that a match lasts 40 deals and more; a log of
+*D* deals has its last deal cut after 12 events. A "1-deal game" is *D* = 1, a "40-deal match"
+*D* = 40.
+
+Over HTTP: five gunicorns with the shipped ``deploy/gunicorn.conf.py`` and the same settings
+(workers, worker class, ``ARBITER_STATE_KEY``), differing only in what is measured: the cache
+off, the in-process cache (the shipped default, with its default policy), Redis (its default
+policy), and the bare-Flask floor of ``benchmarks/harness.py``, which parses the request and
+answers a body of the size the case under test answers. Cases, timed in rounds (each round
+runs every case once, so a burst of other load hits them alike; the median round is reported):
+
+* ``token-1``, ``token-40``: ``POST /v1/moves/validate`` with ``{"state_id", "move"}`` only;
+  ``floor-1``, ``floor-40``: the floor with the same bodies and answers of the same size;
+* ``log-D-off``, ``log-D-memory``, ``log-D-redis`` for D = 1, 5, 20, 40: the full log and its
+  next move, cycling through 12 consecutive moves of the last deal (a client that sends the
+  growing log: each request is the previous log plus its move), after a warm-up.
+
+In this process: µs per call of each stage of a validation by token (open, judge and shape the
+answer, play and seal), and of a full-log validation with the cache off, with the in-process
+cache and with Redis, warm, at 0 to about 1,500 events — the policy's crossover (where a
+lookup starts to pay). And the size of tokens per ruleset: typical (short names) and largest
+(the most players, names of 64 four-byte characters).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+from redis import Redis
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: benchmarks/ is on the path, the root is not
+    sys.path.insert(0, str(ROOT))
+
+import arbiter  # noqa: E402
+from arbiter.engine.log import parse_event  # noqa: E402
+from arbiter.service import Referee  # noqa: E402
+from arbiter.settings import Settings  # noqa: E402
+from arbiter.simulate import random_log  # noqa: E402
+from arbiter.tokens import Sealer  # noqa: E402
+from benchmarks import harness  # noqa: E402
+
+STATE_KEY = "bench-positions-state-key-0123456789abcdef"
+CUT = 12  # events of the last deal in every log
+CYCLE = 12  # consecutive moves a full-log case cycles through
+DEALS = (1, 5, 20, 40)
+
+
+# --- games -------------------------------------------------------------------------------------
+
+
+def match(deals: int, seed: int, cut: int = CUT + CYCLE) -> dict[str, Any]:
+    """A cabrón match of ``deals`` deals, the last one cut after ``cut`` events."""
+    log = random_log(
+        "tute-cabron",
+        random.Random(seed),
+        deals=deals,
+        options={"loser_target": 100},
+        finish_last=False,
+        stop_after=cut,
+    )
+    assert len(log["deals"]) == deals
+    return log
+
+
+def cut_at(log: dict[str, Any], events: int) -> dict[str, Any]:
+    deals = [
+        *log["deals"][:-1],
+        {**log["deals"][-1], "events": log["deals"][-1]["events"][:events]},
+    ]
+    return {**log, "deals": deals}
+
+
+def growing_bodies(log: dict[str, Any]) -> list[bytes]:
+    """Full-log validations of the moves ``CUT``..``CUT + CYCLE - 1`` of the last deal."""
+    events = log["deals"][-1]["events"]
+    return [orjson.dumps({**cut_at(log, k), "move": events[k]}) for k in range(CUT, CUT + CYCLE)]
+
+
+# --- HTTP --------------------------------------------------------------------------------------
+
+
+def _median_round(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    ordered = sorted(rounds, key=lambda r: r["rps"])
+    best = dict(ordered[len(ordered) // 2])
+    best["rounds_rps"] = [r["rps"] for r in rounds]
+    return best
+
+
+def http_cases(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    common = {"ARBITER_STATE_KEY": STATE_KEY}
+    logs = {d: match(d, args.seed + d) for d in DEALS}
+    redis_url = f"redis://127.0.0.1:6379/{args.db}"
+    Redis.from_url(redis_url).flushdb()
+    floor_dir = workdir / "floor"
+    floor_dir.mkdir()
+    with (
+        harness.serve(ARBITER_CACHE="off", **common) as off,
+        harness.serve(ARBITER_CACHE="memory", **common) as memory,
+        harness.serve(REDIS_URL=redis_url, **common) as redis_server,
+    ):
+        servers = {"off": off, "memory": memory, "redis": redis_server}
+        cases: dict[str, tuple[harness.Server | str, str, list[bytes]]] = {}
+        for d in (1, 40):
+            log = cut_at(logs[d], CUT)
+            token = memory.post("/v1/replays", orjson.dumps(log)).json()["state_id"]
+            body = orjson.dumps({"state_id": token, "move": logs[d]["deals"][-1]["events"][CUT]})
+            answer = memory.post("/v1/moves/validate", body)
+            assert answer.status == 200 and answer.json()["verdict"] == "ok", answer.body[:300]
+            (floor_dir / f"token-{d}.json").write_bytes(answer.body)
+            cases[f"token-{d}"] = (memory, "/v1/moves/validate", [body])
+            cases[f"floor-{d}"] = ("floor", f"/floor/token-{d}", [body])
+        for d in DEALS:
+            bodies = growing_bodies(logs[d])
+            for name, server in servers.items():
+                for body in bodies:  # right answers, and the cache primed
+                    answer = server.post("/v1/moves/validate", body)
+                    assert answer.status == 200 and answer.json()["verdict"] == "ok"
+                cases[f"log-{d}-{name}"] = (server, "/v1/moves/validate", bodies)
+        with harness.serve(
+            "benchmarks.harness:floor_app", "/", BENCH_FLOOR_DIR=str(floor_dir), **common
+        ) as floor:
+            rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in cases}
+            for r in range(args.rounds):
+                for name, (server, path, bodies) in cases.items():
+                    target = floor if server == "floor" else server
+                    assert isinstance(target, harness.Server)
+                    print(f"round {r + 1}: {name}", file=sys.stderr)
+                    rounds[name].append(
+                        harness.measure(
+                            target, path, bodies, args.connections, args.seconds, args.warmup,
+                            workdir,
+                        )
+                    )  # fmt: skip
+            workers = len(memory.workers())
+    Redis.from_url(redis_url).flushdb()
+    results = {name: _median_round(rs) for name, rs in rounds.items()}
+    for name, (_, _, bodies) in cases.items():
+        results[name]["body_bytes"] = len(bodies[0])
+    return {"workers": workers, "results": results, "events": {d: events(logs[d]) for d in DEALS}}
+
+
+def events(log: dict[str, Any]) -> int:
+    return sum(len(d["events"]) for d in log["deals"][:-1]) + CUT
+
+
+def http_ratios(results: dict[str, Any]) -> dict[str, float]:
+    rps = {name: r["rps"] for name, r in results.items()}
+    out = {
+        "token-1/floor-1": rps["token-1"] / rps["floor-1"],
+        "token-40/floor-40": rps["token-40"] / rps["floor-40"],
+        "token-40/token-1": rps["token-40"] / rps["token-1"],
+        "token-40/log-40-off": rps["token-40"] / rps["log-40-off"],
+    }
+    for d in DEALS:
+        out[f"log-{d}-memory/log-{d}-off"] = rps[f"log-{d}-memory"] / rps[f"log-{d}-off"]
+        out[f"log-{d}-redis/log-{d}-off"] = rps[f"log-{d}-redis"] / rps[f"log-{d}-off"]
+    return out
+
+
+# --- in process --------------------------------------------------------------------------------
+
+
+def per_call(fn: Callable[[], object], calls: int, rounds: int) -> float:
+    """µs per call: the median of ``rounds`` loops of ``calls``."""
+    fn()
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - t0) / calls * 1e6)
+    return statistics.median(times)
+
+
+def stages(seed: int, calls: int, rounds: int) -> dict[str, dict[str, float]]:
+    """µs of each stage of a validation by token, for a 1-deal game and a 40-deal match."""
+    sealer = Sealer([STATE_KEY])
+    return {f"{d}-deal": _stage_times(sealer, match(d, seed + d), calls, rounds) for d in (1, 40)}
+
+
+def _stage_times(sealer: Sealer, log: dict[str, Any], calls: int, rounds: int) -> dict[str, float]:
+    referee = Referee(sealer=sealer)
+    move_raw = log["deals"][-1]["events"][CUT]
+    token = referee.replay(cut_at(log, CUT)).state_id
+    assert token is not None
+    position = sealer.open(token)
+    move = parse_event(move_raw, 3, "spanish")
+    after = position.play(move)
+    return {
+        "open": per_call(lambda: sealer.open(token), calls, rounds),
+        "parse move": per_call(lambda: parse_event(move_raw, 3, "spanish"), calls, rounds),
+        "judge": per_call(lambda: position.judge(move), calls, rounds),
+        "answer (to_dict)": per_call(
+            lambda: arbiter.Verdict(position, position.judge(move)).to_dict(), calls, rounds
+        ),
+        "play": per_call(lambda: position.play(move), calls, rounds),
+        "seal": per_call(lambda: sealer.seal(after), calls, rounds),
+        "whole validate_token": per_call(
+            lambda: referee.validate_token(token, move_raw).to_dict(), calls, rounds
+        ),
+    }
+
+
+def crossover(seed: int, db: int, rounds: int) -> dict[str, Any]:
+    """µs of a warm full-log validation per backend against the cache off, by events."""
+    redis_url = f"redis://127.0.0.1:6379/{db}"
+    Redis.from_url(redis_url).flushdb()
+    common = {"state_key": STATE_KEY, "cache_min_events": 0}
+    referees = {
+        "off": Referee.from_settings(Settings(cache="off", **common)),
+        "memory": Referee.from_settings(Settings(cache="memory", **common)),
+        "redis": Referee.from_settings(Settings(redis_url=redis_url, **common)),
+    }
+    rows = []
+    for deals, cut in ((1, 1), (1, 5), (1, 10), (1, 20), (1, 30), (2, 10), (3, 20), (5, 20),
+                       (10, 20), (20, 20), (40, 20)):  # fmt: skip
+        log = match(deals, seed + deals, cut=cut + 1)
+        row: dict[str, Any] = {"events": events(cut_at(log, 0)) - CUT + cut}
+        calls = max(20, 4000 // max(1, row["events"]))
+        for name, referee in referees.items():
+            row.update(_warm_and_miss(name, referee, log, cut, calls, rounds))
+        rows.append(row)
+    Redis.from_url(redis_url).flushdb()
+    return {"rows": rows, "pays_from": {b: pays_from(rows, b) for b in ("memory", "redis")}}
+
+
+def _warm_and_miss(
+    name: str, referee: Referee, log: dict[str, Any], cut: int, calls: int, rounds: int
+) -> dict[str, float]:
+    """µs of validating the move after ``cut`` events, the log's state kept by the move before
+    (warm); and, with a cache, of the same for a game it has never seen (a miss, then a store)."""
+    before, move = cut_at(log, cut), log["deals"][-1]["events"][cut]
+    referee.validate(cut_at(log, cut - 1), log["deals"][-1]["events"][cut - 1])
+    assert referee.validate(before, move).legal
+    out = {name: per_call(lambda: referee.validate(before, move), calls, rounds)}
+    if name != "off":
+        fresh = _renamed(before)
+        out[f"{name} miss"] = per_call(lambda: referee.validate(next(fresh), move), calls, rounds)
+    return out
+
+
+def _renamed(log: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """``log`` with a new name for its first player every time (other keys: a miss)."""
+    for i in itertools.count():
+        yield {**log, "players": [f"fresh{i}", *log["players"][1:]]}
+
+
+def pays_from(rows: list[dict[str, Any]], backend: str) -> int | None:
+    """The fewest events from which the warm cache is never more than 5 % slower than off."""
+    good = None
+    for row in reversed(rows):
+        if row[backend] > 1.05 * row["off"]:
+            break
+        good = row["events"]
+    return good
+
+
+def token_sizes() -> dict[str, dict[str, int]]:
+    sealer = Sealer([STATE_KEY])
+    sizes: dict[str, dict[str, int]] = {}
+    limits = Settings().limits
+    for ruleset, players in (("tute-2p", 2), ("tute-3p", 3), ("tute-4p", 4), ("tute-cabron", 3),
+                             ("tute-gana-pierde", 5)):  # fmt: skip
+        row = {}
+        for kind in ("typical", "largest"):
+            log = random_log(ruleset, random.Random(1), players=players, deals=3,
+                             finish_last=False, stop_after=5)  # fmt: skip
+            if kind == "largest":
+                log["players"] = [chr(0x1F0A1 + i) * limits.max_name_length for i in range(players)]
+            else:
+                log["players"] = ["ana", "bea", "carlos", "dani", "eva"][:players]
+            referee = Referee(limits, sealer)
+            token = referee.replay(log).state_id
+            assert token is not None
+            row[kind] = len(token)
+        sizes[f"{ruleset} ({players})"] = row
+    return sizes
+
+
+# --- main ---------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="timed seconds per case")
+    parser.add_argument("--warmup", type=float, default=1.0, help="untimed seconds per case")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of every HTTP case")
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--db", type=int, default=14, help="Redis database (flushed)")
+    parser.add_argument("--seed", type=int, default=100)
+    parser.add_argument("--calls", type=int, default=2000, help="calls per in-process loop")
+    parser.add_argument("--no-http", action="store_true", help="in-process figures only")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+
+    report: dict[str, Any] = {
+        "machine": {
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "cpus": len(os.sched_getaffinity(0)),
+            "date": time.strftime("%Y-%m-%d"),
+        },
+        "params": {k: str(v) for k, v in vars(args).items()},
+    }
+    report["token_sizes"] = token_sizes()
+    print("token sizes (characters): typical / largest")
+    for name, row in report["token_sizes"].items():
+        print(f"  {name:<22} {row['typical']:>5} / {row['largest']:>5}")
+
+    report["stages"] = stages(args.seed, args.calls, 5)
+    print("\nin-process µs per call, validation by token:")
+    for game, row in report["stages"].items():
+        print(f"  {game}: " + ", ".join(f"{k} {v:.1f}" for k, v in row.items()))
+
+    report["crossover"] = crossover(args.seed, args.db, 5)
+    print("\nin-process µs per full-log validation, warm (the log's state cached):")
+    columns = ("off", "memory", "redis", "memory miss", "redis miss")
+    print(f"  {'events':>6} " + " ".join(f"{c:>11}" for c in columns) + "   (÷ off)")
+    for row in report["crossover"]["rows"]:
+        cells = " ".join(f"{row[c]:>11.1f}" for c in columns)
+        ratios = " ".join(f"{row[c] / row['off']:.2f}" for c in columns[1:])
+        print(f"  {row['events']:>6} {cells}   {ratios}")
+    print(
+        f"  a lookup pays (at most 1.05 times off) from: {report['crossover']['pays_from']} events"
+    )
+
+    if not args.no_http:
+        with tempfile.TemporaryDirectory() as tmp:
+            report["http"] = http_cases(args, Path(tmp))
+        results = report["http"]["results"]
+        report["http"]["ratios"] = http_ratios(results)
+        print(f"\nHTTP (wrk, {args.connections} connections, {report['http']['workers']} workers, "
+              f"median of {args.rounds} rounds of {args.seconds:g} s)")  # fmt: skip
+        for name, r in results.items():
+            print(
+                f"  {name:<16} {r['body_bytes']:>7} B  {r['rps']:>8.1f} req/s  "
+                f"p50 {r['p50_ms']:>6.2f} ms  p99 {r['p99_ms']:>6.2f} ms  "
+                f"cpu {r['server_cpu_us_per_request']:>6.0f} µs/req  errors {r['errors']}"
+            )
+        print("  ratios: " + ", ".join(f"{k} {v:.2f}" for k, v in report["http"]["ratios"].items()))
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,141 @@
+"""Whole matches validated move by move by state token, checked against the library.
+
+The client this models is an online table that sends no history: it takes the first token from
+``POST /v1/replays`` of a log whose first deal has no events yet, then sends
+``{"state_id", "move"}`` for every move and ``{"state_id", "deal", "move"}`` for the first move
+of each later deal (the deal's setup, without events). Every verdict must equal the library's
+full-log verdict, ``arbiter.validate(prefix, move).to_dict()`` on the log so far (apart from
+``state_id``, which depends on the server's key and a random nonce).
+
+- :func:`decided_match`: a random match played to its end, every move correct (a renuncio is
+  judged but gives no token to continue from);
+- :func:`prefix`, :func:`setup_of`, :func:`without_state_id`: pieces of logs and answers;
+- :func:`walk_by_token`: the walk itself over any transport (:data:`Post`): an in-process Flask
+  client, or HTTP to a live gunicorn;
+- :func:`assert_token_ends`: a token opened with the server's secrets holds the position a
+  replay of the whole log reaches (standing included);
+- :data:`TABLES`: every ruleset with every number of players it seats.
+
+Used by tests/test_two_workers.py and tests/test_cache_cluster.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import arbiter
+from arbiter.engine.rulesets import RULESETS
+from arbiter.simulate import random_log
+from arbiter.tokens import Sealer
+
+#: One request: (path, JSON payload) -> (status, decoded JSON body).
+Post = Callable[[str, Mapping[str, Any]], tuple[int, Any]]
+
+#: Every ruleset with every number of players it seats: (ruleset, players).
+TABLES: tuple[tuple[str, int], ...] = tuple(
+    (name, players) for name, ruleset in RULESETS.items() for players in ruleset.players
+)
+
+
+def decided_match(
+    ruleset: str, players: int, seed: int, *, min_deals: int = 2, **kwargs: Any
+) -> dict[str, Any]:
+    """A random match of ``ruleset`` played until it is decided, without a renuncio, over at
+    least ``min_deals`` deals (``kwargs`` go to :func:`arbiter.simulate.random_log`)."""
+    log = random_log(ruleset, random.Random(seed), players=players, deals=100, **kwargs)
+    replayed = arbiter.replay(log)
+    assert replayed.match.standing.over, "the match is not decided in 100 deals"
+    assert len(log["deals"]) >= min_deals, f"seed {seed}: only {len(log['deals'])} deals"
+    assert all(not d["violations"] for d in replayed.to_dict()["deals"])
+    return log
+
+
+def prefix(log: Mapping[str, Any], deal: int, events: int) -> dict[str, Any]:
+    """``log`` cut after ``events`` events of its deal ``deal`` (0-based)."""
+    out = copy.deepcopy(dict(log))
+    out["deals"] = out["deals"][: deal + 1]
+    out["deals"][deal]["events"] = out["deals"][deal]["events"][:events]
+    return out
+
+
+def setup_of(deal: Mapping[str, Any]) -> dict[str, Any]:
+    """A deal of a log without its events: what ``deal`` of a validate request carries."""
+    return {k: copy.deepcopy(v) for k, v in deal.items() if k != "events"}
+
+
+def without_state_id(body: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k != "state_id"}
+
+
+@dataclass
+class Walk:
+    """What a walk saw: the tokens it was given, in order (the first from the replay)."""
+
+    tokens: list[str] = field(default_factory=list)
+
+    @property
+    def last(self) -> str:
+        return self.tokens[-1]
+
+
+def walk_by_token(
+    post: Post,
+    log: Mapping[str, Any],
+    *,
+    before_move: Callable[[int], None] | None = None,
+    default_dealers: bool = True,
+) -> Walk:
+    """Validate every event of ``log`` (whose deals are all finished) by token alone, asserting
+    at each move a 200, verdict ok, a new token, and the library's full-log verdict; then a
+    further move on the last token gets the library's verdict on the whole log (match_over for a
+    decided match, deal_over otherwise). ``before_move(i)`` runs before the ``i``-th move.
+    With ``default_dealers``, every other later deal is sent without its ``dealer`` (the
+    rotation's default, as in a log)."""
+    walk = Walk()
+    start = prefix(log, 0, 0)
+    status, body = post("/v1/replays", start)
+    assert status == 200, body
+    assert without_state_id(body) == without_state_id(arbiter.replay(start).to_dict())
+    assert isinstance(body["state_id"], str)
+    walk.tokens.append(body["state_id"])
+    index = 0
+    for d, deal in enumerate(log["deals"]):
+        for j, move in enumerate(deal["events"]):
+            if before_move is not None:
+                before_move(index)
+            payload: dict[str, Any] = {"state_id": walk.last, "move": move}
+            if d and not j:
+                payload["deal"] = setup_of(deal)
+                if default_dealers and d % 2:
+                    del payload["deal"]["dealer"]
+            status, body = post("/v1/moves/validate", payload)
+            where = f"{log['ruleset']}: deal {d}, event {j} (move {index})"
+            assert status == 200, (where, status, body)
+            expected = arbiter.validate(prefix(log, d, j), move).to_dict()
+            assert without_state_id(body) == without_state_id(expected), where
+            assert body["verdict"] == "ok", where
+            assert isinstance(body["state_id"], str), where
+            assert body["state_id"] not in walk.tokens, where
+            walk.tokens.append(body["state_id"])
+            index += 1
+    probe = log["deals"][-1]["events"][0]
+    status, body = post("/v1/moves/validate", {"state_id": walk.last, "move": probe})
+    assert status == 200, body
+    assert body == arbiter.validate(log, probe).to_dict()
+    return walk
+
+
+def assert_token_ends(token: str, secrets: list[str], log: Mapping[str, Any]) -> None:
+    """The position sealed in ``token`` (opened with ``secrets``) stands where a replay of the
+    whole ``log`` does: the same deals begun, the same match standing, the same last deal."""
+    position = Sealer(secrets).open(token)
+    match = arbiter.replay(log).match
+    assert position.deals == len(match.deals)
+    assert position.standing.to_fields() == match.standing.to_fields()
+    assert position.standing.over == match.standing.over
+    last = match.deals[-1].state
+    assert position.deal.to_fields(history=False) == last.to_fields(history=False)

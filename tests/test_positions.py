@@ -1,0 +1,215 @@
+"""Positions and their tokens: what a sealed ``state_id`` carries is exactly what a replay knows.
+
+- For every example log, at every event (and between deals): the position a replay reaches,
+  sealed and opened again, equals the replayed one field by field (every position and derived
+  slot of the deal, the standing, the header, the deals begun), and every candidate move — the
+  log's next event, every card of the hand of the seat to act, every declaration of every seat —
+  is judged the same on both. Between deals, the next deal begun on either gives the same.
+- The fields a position carries, its history and what is derived cover every slot of
+  :class:`DealState` (a new slot must be placed in one of them).
+- Random games of every table (hypothesis): validating the whole match move by move through
+  tokens alone, deals begun with ``deal``, gives the verdicts of the full log and ends in the
+  replay's standing; played through :meth:`Position.play` the position equals the replay's.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import arbiter
+from arbiter.engine.log import DealLog, GameLog, parse_log
+from arbiter.engine.match import MatchState, Position, Ruling, advance
+from arbiter.engine.state import (
+    DERIVED_FIELDS,
+    EXCHANGE,
+    HISTORY_FIELDS,
+    PLAY,
+    POSITION_FIELDS,
+    SING,
+    TUTE,
+    DealState,
+    Event,
+)
+from arbiter.service import Referee
+from arbiter.simulate import random_log
+from arbiter.tokens import Sealer
+from tests.api_support import EXAMPLES_DIR
+
+SECRET = "positions-tests-secret-0123456789abcdef"
+SEALER = Sealer([SECRET])
+REFEREE = Referee(sealer=SEALER)
+EXAMPLES = sorted(EXAMPLES_DIR.glob("*.json"))
+TABLES = [
+    ("tute-2p", 2),
+    ("tute-3p", 3),
+    ("tute-4p", 4),
+    ("tute-cabron", 3),
+    ("tute-gana-pierde", 3),
+    ("tute-gana-pierde", 4),
+    ("tute-gana-pierde", 5),
+]
+
+
+def load(path: Path) -> dict[str, Any]:
+    log: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return log
+
+
+def walk(log: dict[str, Any]) -> Iterator[tuple[MatchState, Event | None]]:
+    """The match after every prefix of ``log`` that is a valid state (a copy each time), with
+    the event that follows it in the log (None at the end of a deal)."""
+    parsed = parse_log(log)
+    match = MatchState(parsed.header)
+    for index, deal in enumerate(parsed.deals):
+        begun = advance(match.copy(), GameLog(parsed.header, (DealLog(deal.setup, ()),), index))
+        if begun.illegal is not None:
+            return
+        match = begun
+        for j, event in enumerate(deal.events):
+            yield match.copy(), event
+            nxt = advance(
+                match.copy(), GameLog(parsed.header, (DealLog(None, (event,), j),), index)
+            )
+            if nxt.illegal is not None:
+                return
+            match = nxt
+        yield match.copy(), None
+
+
+def deal_slots(state: DealState) -> dict[str, Any]:
+    """Every slot a position must restore: what it carries and what it derives."""
+    return {name: getattr(state, name) for name in (*POSITION_FIELDS, *DERIVED_FIELDS)}
+
+
+def standing_of(position: Position) -> list[Any]:
+    return position.standing.to_fields()
+
+
+def candidates(position: Position) -> list[Event]:
+    """Moves worth judging: every card of the seat to act, a card of another seat, and every
+    declaration by every seat."""
+    deal = position.deal
+    n = len(position.header.players)
+    moves = [
+        Event(PLAY, deal.turn, card) for card in range(40) if deal.hands[deal.turn] >> card & 1
+    ]
+    moves.append(Event(PLAY, (deal.turn + 1) % n, 0))
+    for seat in range(n):
+        moves += [Event(SING, seat, suit) for suit in range(4)]
+        moves += [Event(TUTE, seat, 0), Event(TUTE, seat, 1), Event(EXCHANGE, seat)]
+    return moves
+
+
+def assert_same_position(opened: Position, replayed: Position) -> None:
+    assert opened.header == replayed.header
+    assert opened.deals == replayed.deals
+    assert standing_of(opened) == standing_of(replayed)
+    assert deal_slots(opened.deal) == deal_slots(replayed.deal)
+
+
+def test_a_position_carries_or_derives_every_slot_but_the_history() -> None:
+    slots = set(DealState.__slots__)
+    groups = [set(POSITION_FIELDS), set(HISTORY_FIELDS), set(DERIVED_FIELDS)]
+    assert set().union(*groups) == slots
+    assert sum(len(g) for g in groups) == len(slots), "a slot is in two groups"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_every_example_position_round_trips_through_a_token(path: Path) -> None:
+    log = load(path)
+    parsed = parse_log(log)
+    seen = 0
+    for match, following in walk(log):
+        replayed = match.position()
+        opened = SEALER.open(SEALER.seal(replayed))
+        assert_same_position(opened, replayed)
+        assert opened.deal.tricks == [] and opened.deal.violations == []  # reports only
+        moves = candidates(replayed) + ([following] if following is not None else [])
+        for move in moves:
+            assert opened.judge(move) == replayed.judge(move), (path.name, seen, move)
+            if replayed.judge(move).verdict is Ruling.OK:
+                assert_same_position(opened.play(move), replayed.play(move))
+        if following is None and replayed.between_deals and replayed.deals < len(parsed.deals):
+            setup = parsed.deals[replayed.deals].setup
+            assert setup is not None
+            assert_same_position(opened.begin_deal(setup), replayed.begin_deal(setup))
+        seen += 1
+    assert seen >= sum(len(d["events"]) for d in log["deals"]) // 2 or "illegal" in path.name
+
+
+# --- whole matches by token ----------------------------------------------------------------------
+
+
+def truncated(log: dict[str, Any], deal: int, events: int) -> dict[str, Any]:
+    out = json.loads(json.dumps(log))
+    out["deals"] = out["deals"][: deal + 1]
+    out["deals"][-1]["events"] = out["deals"][-1]["events"][:events]
+    return out
+
+
+def without_state_id(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k != "state_id"}
+
+
+def play_by_tokens(referee: Referee, log: dict[str, Any]) -> list[dict[str, Any]]:
+    """Validate every event of ``log`` through tokens alone, checking each verdict against the
+    full log's; returns the verdicts. The first token comes from the replay of the first deal
+    without events; every later deal begins with ``deal``."""
+    first = truncated(log, 0, 0)
+    token = referee.replay(first).state_id
+    assert token is not None
+    verdicts = []
+    for d, raw in enumerate(log["deals"]):
+        setup = {k: v for k, v in raw.items() if k != "events"}
+        for j, move in enumerate(raw["events"]):
+            deal = setup if (j == 0 and d > 0) else None
+            by_token = referee.validate_token(token, move, deal).to_dict()
+            by_log = arbiter.validate(truncated(log, d, j), move).to_dict()
+            assert without_state_id(by_token) == without_state_id(by_log), (d, j, move)
+            verdicts.append(by_token)
+            if by_token["verdict"] != "ok":
+                return verdicts  # a renuncio or an illegal event: the log goes on without us
+            token = by_token["state_id"]
+            assert isinstance(token, str)
+    return verdicts
+
+
+@pytest.mark.parametrize(("ruleset", "players"), TABLES, ids=[f"{r}-{n}" for r, n in TABLES])
+def test_a_whole_match_validates_move_by_move_by_token(ruleset: str, players: int) -> None:
+    options = {"match_target": 3} if ruleset in ("tute-2p", "tute-3p", "tute-4p") else None
+    log = random_log(ruleset, random.Random(5), players=players, deals=12, options=options)
+    verdicts = play_by_tokens(REFEREE, log)
+    assert len(verdicts) == sum(len(d["events"]) for d in log["deals"])
+    assert all(v["verdict"] == "ok" for v in verdicts)
+    assert arbiter.replay(log).to_dict()["match"]["over"], "the match was decided"
+
+
+def test_the_token_after_the_last_move_of_a_match_says_match_over() -> None:
+    log = random_log("tute-cabron", random.Random(2), deals=30)
+    assert arbiter.replay(log).to_dict()["match"]["over"]
+    token = REFEREE.replay(log).state_id
+    move = {"type": "play", "seat": 0, "card": "1O"}
+    deal = {k: v for k, v in log["deals"][0].items() if k != "events"}
+    for extra in (None, deal):
+        verdict = REFEREE.validate_token(token, move, extra).to_dict()
+        assert (verdict["verdict"], verdict["code"]) == ("illegal", "match_over")
+
+
+@settings(deadline=None)
+@given(st.sampled_from(TABLES), st.integers(0, 10**6), st.floats(0, 0.2))
+def test_random_matches_by_token_agree_with_the_full_log(
+    table: tuple[str, int], seed: int, renuncio_rate: float
+) -> None:
+    ruleset, players = table
+    log = random_log(
+        ruleset, random.Random(seed), players=players, deals=3, renuncio_rate=renuncio_rate
+    )
+    play_by_tokens(REFEREE, log)
