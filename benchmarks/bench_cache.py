@@ -325,7 +325,8 @@ def build_cases(seed: int, state_ids: dict[str, str]) -> list[Case]:
         Case("c", f"match {n} events, state_id + move", "redis", Load(path, sid_body), n,
              expected),
         Case("floor", "GET /healthz (HTTP, Flask, no body, no engine)", "redis",
-             Load("/healthz", b"", method="GET"), 0, {"status": "ok"}),
+             Load("/healthz", b"", method="GET"), 0,
+             {"status": "ok", "version": arbiter.__version__}),
     ]  # fmt: skip
     return cases
 

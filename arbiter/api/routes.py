@@ -15,6 +15,7 @@ from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
 from marshmallow import Schema
 
+from arbiter import __version__
 from arbiter.api import examples
 from arbiter.api import schemas as s
 from arbiter.api.errors import PROBLEM_JSON, Problem, marshmallow_errors
@@ -270,9 +271,9 @@ _METRICS_EXAMPLE = (
 
 @service.route("/healthz", methods=["GET"])
 @service.doc(summary="The process is alive")
-@service.response(200, s.HealthSchema, example={"status": "ok"})
+@service.response(200, s.HealthSchema, example={"status": "ok", "version": __version__})
 def healthz() -> Response:
-    return _json({"status": "ok"})
+    return _json({"status": "ok", "version": __version__})
 
 
 @service.route("/readyz", methods=["GET"])

@@ -9,13 +9,13 @@ every card and event twice would cost more than the replay itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from arbiter.engine.cards import RANKS
 from arbiter.engine.log import MAX_DEALS
-from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS, CanteStyle, TrumpSource
 from arbiter.engine.state import EVENT_TYPES, TUTE_OF
 
 REASONS = (
@@ -304,6 +304,17 @@ class OptionInfoSchema(Schema):
     description = fields.String(required=True)
 
 
+class MatchSystemSchema(Schema):
+    counter = fields.String(
+        required=True,
+        validate=validate.OneOf([c for c, _ in MATCH_COUNTERS.values()]),
+        metadata=_doc("The field of match.standings that this ruleset's match system counts."),
+    )
+    target = fields.String(
+        required=True, metadata=_doc("The option that says how many of them end the match.")
+    )
+
+
 class RulesetSchema(Schema):
     name = fields.String(required=True)
     title = fields.String(required=True)
@@ -313,6 +324,26 @@ class RulesetSchema(Schema):
     options = fields.Dict(
         keys=fields.String(), values=fields.Nested(OptionInfoSchema), required=True
     )
+    pairs = fields.Boolean(
+        required=True, metadata=_doc("Played in pairs: deals then carry per-side totals.")
+    )
+    stock = fields.Boolean(
+        required=True, metadata=_doc("Cards left after dealing form a stock drawn after tricks.")
+    )
+    trump_from = fields.String(
+        required=True,
+        validate=validate.OneOf(get_args(TrumpSource)),
+        metadata=_doc(
+            "What fixes trump: the card turned under the stock, the dealer's last card "
+            "(trump_card), or the first call in a trick (no trump before it)."
+        ),
+    )
+    cantes = fields.String(
+        required=True,
+        validate=validate.OneOf(get_args(CanteStyle)),
+        metadata=_doc("Cantes declared by the trick winner (sing events), or calls in the trick."),
+    )
+    match = fields.Nested(MatchSystemSchema, required=True)
 
 
 class ProblemErrorSchema(Schema):
@@ -333,6 +364,7 @@ class ProblemSchema(Schema):
 
 class HealthSchema(Schema):
     status = fields.String(required=True)
+    version = fields.String(required=True, metadata=_doc("The version of tute-arbiter serving."))
 
 
 class CacheStatusSchema(Schema):
