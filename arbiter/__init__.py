@@ -5,7 +5,13 @@ their ``to_dict()`` are the bodies of the HTTP API (API.md). The rules engine it
 pure package :mod:`arbiter.engine`.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
+try:  # defined once, in pyproject.toml: read back from the installed package's metadata
+    __version__ = version("tute-arbiter")
+except PackageNotFoundError:  # a source tree imported without being installed
+    __version__ = "0+unknown"
+
 from arbiter.report import Replay, Verdict, replay, validate
 
-__all__ = ["Replay", "Verdict", "replay", "validate"]
-__version__ = "0.1.0"
+__all__ = ["Replay", "Verdict", "__version__", "replay", "validate"]
