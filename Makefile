@@ -15,7 +15,7 @@ $(BIN)/python:
 
 # Stamps re-run pip only when pyproject.toml or the lock changes. The runtime dependencies come
 # from the lock, hashes checked, exactly as in the container image; the extras go on top (and
-# tests/test_lock.py fails if they moved a locked version).
+# tests/test_hygiene.py fails if they moved a locked version).
 $(VENV)/.installed: pyproject.toml $(LOCK) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -e .

@@ -45,6 +45,7 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 import arbiter
 from arbiter.engine.cards import cards_of, format_card
 from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.scoring import sides
 from arbiter.web.strings import UI
 from tests import gunicorn_support
 from tests.api_support import EXAMPLES_DIR, ROOT
@@ -255,6 +256,8 @@ return {
       seats: row.dataset.side,
       total: Number(row.querySelector('td[data-column="total"]').textContent),
     })),
+    cantes: [...deal.querySelectorAll('.tricks .note.cante')].map((n) => n.textContent),
+    exchanges: [...deal.querySelectorAll('.tricks .note.exchange')].map((n) => cards(n, '.card')),
     stepperOpen: !deal.querySelector('.stepper').hidden,
   })),
   violationElements: ruling.querySelectorAll('[data-violation]').length,
@@ -335,6 +338,10 @@ def assert_shows(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, A
             for v in expected["violations"]
         ], where
         total_violations += len(expected["violations"])
+        assert len(deal["cantes"]) == len(expected["cantes"]), where
+        for note, cante in zip(deal["cantes"], expected["cantes"], strict=True):
+            assert str(cante["points"]) in note, where
+        assert deal["exchanges"] == [[x["gave"], x["took"]] for x in expected["exchanges"]], where
         if expected["outcome"] is None:
             assert deal["outcome"] is None, where
         else:
@@ -497,14 +504,19 @@ def test_drop_and_paste(page: Page) -> None:
 # --- step by step -------------------------------------------------------------------------------
 
 
-def engine_hands(log: dict[str, Any], deal: int, events: int) -> list[list[str]]:
-    """Every seat's cards after the first ``events`` events of deal ``deal``, by the engine."""
+def engine_position(log: dict[str, Any], deal: int, events: int) -> tuple[list[list[str]], str]:
+    """Every seat's cards after the first ``events`` events of deal ``deal``, and the score
+    then (by side in pairs), by the engine."""
     cut = copy.deepcopy(log)
     cut["deals"] = cut["deals"][: deal + 1]
     cut["deals"][deal]["events"] = cut["deals"][deal].get("events", [])[:events]
-    state = arbiter.replay(cut).match.deals[-1].state
+    match = arbiter.replay(cut).match
+    state = match.deals[-1].state
     notation = log.get("notation", "spanish")
-    return [sorted(format_card(c, notation) for c in cards_of(hand)) for hand in state.hands]
+    hands = [sorted(format_card(c, notation) for c in cards_of(hand)) for hand in state.hands]
+    totals = state.totals()
+    groups = sides(match.ruleset, len(totals))
+    return hands, ",".join(str(sum(totals[s] for s in g)) for g in groups)
 
 
 READ_STEP = """
@@ -517,6 +529,7 @@ return {
   nextPlay: [...stepper.querySelectorAll('.card.next-play')].map((c) => c.dataset.card),
   correct: [...stepper.querySelectorAll('.hand .card.correct')].map((c) => c.dataset.card),
   text: stepper.querySelector('.step-text')?.textContent ?? '',
+  score: stepper.querySelector('.step-score')?.dataset.running ?? null,
 };
 """
 
@@ -526,8 +539,8 @@ return {
     [("tute-2p-match.json", 2), ("tute-4p-renuncio.json", 1), ("tute-2p-illegal.json", 0)],
 )
 def test_step_through_a_deal(page: Page, name: str, deal: int) -> None:
-    """Every step's hands are the engine's; arrows, Home and End move; renuncios and the illegal
-    event are shown where they happen."""
+    """Every step's hands and score are the engine's; arrows, Home and End move; renuncios and
+    the illegal event are shown where they happen."""
     log = load(name)
     answer = api_answer(page.server, log)
     page.open("?lang=en", fragment(json.dumps(log)))
@@ -542,7 +555,9 @@ def test_step_through_a_deal(page: Page, name: str, deal: int) -> None:
     for step in range(stop + 1):
         shown = read()
         assert shown["step"] == step
-        assert [sorted(h) for h in shown["hands"]] == engine_hands(log, deal, step), step
+        hands, score = engine_position(log, deal, step)
+        assert [sorted(h) for h in shown["hands"]] == hands, step
+        assert shown["score"] == score, step
         event = events[step] if step < len(events) else None
         if step < stop and event["type"] == "play":
             assert shown["nextPlay"] == [event["card"]], step

@@ -389,12 +389,16 @@ function renderTrick(ctx, deal, index, trick, j, before, after, running) {
   }
   item.append(...after);
   for (const violation of violations) item.append(renderViolation(ctx, violation));
-  if (running) {
-    const shown = groups(ctx, deal).map((seats) => `${ctx.names_of(seats)} ${seats.reduce((sum, s) => sum + running[s], 0)}`);
-    item.append(el("p", { class: "running", "data-running": groups(ctx, deal).map((seats) => seats.reduce((sum, s) => sum + running[s], 0)).join(",") },
-      el("span", { class: "label", text: `${t("trick.running")}: ` }), shown.join(" · ")));
-  }
+  if (running) item.append(scoreLine(ctx, deal, running, "running"));
   return item;
+}
+
+/** Points per seat added up by side (in pairs) or seat: "ana + carlos 35 · bea + dani 12". */
+function scoreLine(ctx, deal, perSeat, className) {
+  const totals = groups(ctx, deal).map((seats) => ({ seats, total: seats.reduce((sum, s) => sum + perSeat[s], 0) }));
+  return el("p", { class: className, "data-running": totals.map((g) => g.total).join(",") },
+    el("span", { class: "label", text: `${t("trick.running")}: ` }),
+    totals.map((g) => `${ctx.names_of(g.seats)} ${g.total}`).join(" · "));
 }
 
 function renderViolation(ctx, violation) {
@@ -490,6 +494,9 @@ function buildFrames(ctx, deal, index) {
         for (const draw of current.draws) {
           hands[draw.seat]?.add(draw.card);
           stockLeft -= 1;
+        }
+        if (deal.finished && trick === deal.tricks.length - 1) {
+          for (const s of deal.scores) score[s.seat] += s.last_trick; // the ten "de últimas"
         }
         done = { number: trick + 1, winner: current.winner, points: current.points, plays: current.plays };
         trick += 1;
@@ -598,8 +605,7 @@ function drawStep() {
   const extras = el("div", { class: "step-facts" });
   if (frame.turned) extras.append(el("p", {}, `${t(ctx.ruleset.trump_from === "stock" ? "deal.turned" : "deal.dealer_card")} `, ctx.card(frame.turned)));
   if (ctx.ruleset.stock) extras.append(el("p", { text: `${t("deal.stock_left")}: ${frame.stockLeft}` }));
-  extras.append(el("p", { class: "step-score" }, el("span", { class: "label", text: `${t("trick.running")}: ` }),
-    groups(ctx, deal).map((seats) => `${ctx.names_of(seats)} ${seats.reduce((sum, s) => sum + frame.score[s], 0)}`).join(" · ")));
+  extras.append(scoreLine(ctx, deal, frame.score, "step-score"));
 
   root.dataset.step = String(position);
   root.replaceChildren(el("h4", { text: t("step.heading") }), buttons, lines, el("div", { class: "step-board" }, table, hands), extras);
