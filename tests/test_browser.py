@@ -269,6 +269,8 @@ return {
     seats: row.dataset.seats,
     counter: row.querySelector('[data-counter]').dataset.counter,
     value: Number(row.querySelector('[data-counter]').textContent),
+    result: ['winner', 'loser'].find((r) => row.querySelector('.result').classList.contains(r))
+      ?? null,
   })),
   matchOver: ruling.querySelector('[data-over]')?.dataset.over ?? null,
   nextMoves: [...ruling.querySelectorAll('.next .moves > *:not(.label)')].length,
@@ -380,8 +382,22 @@ def assert_shows(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, A
         groups = [d["seats"] for d in answer["deals"][0]["sides"]]
     else:
         groups = [[seat] for seat in standings]
+    match = answer["match"]
+
+    def result(seats: list[int]) -> str | None:
+        if match["over"] and set(seats) <= set(match["winners"]):
+            return "winner"
+        if match["over"] and set(seats) <= set(match["losers"]):
+            return "loser"
+        return None
+
     assert shown["standing"] == [
-        {"seats": ",".join(map(str, g)), "counter": counter, "value": standings[g[0]][counter]}
+        {
+            "seats": ",".join(map(str, g)),
+            "counter": counter,
+            "value": standings[g[0]][counter],
+            "result": result(g),
+        }
         for g in groups
     ]
     assert shown["matchOver"] == ("true" if answer["match"]["over"] else "false")

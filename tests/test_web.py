@@ -447,6 +447,7 @@ def test_every_word_the_page_uses_exists() -> None:
     used |= {f"status.{s}" for s in ("complete", "in_progress", "invalid")}
     used |= {f"match.counter.{c}" for c, _ in MATCH_COUNTERS.values()}
     used |= {"of.kings", "of.horses"} | {f"step.{w}" for w in ("first", "prev", "next", "last")}
+    used |= {"match.winner", "match.loser"}
     score_fields = committed_spec()["components"]["schemas"]["Score"]["properties"]
     used |= {f"scores.{c}" for c in score_fields if c != "seat"}
     assert used, "no word found: the patterns are stale"

@@ -199,7 +199,9 @@ function render() {
     el("p", { class: `status status-${answer.status}`, "data-status": answer.status, text: t(`status.${answer.status}`) }),
     el("p", { class: "players" }, el("strong", { text: `${t("ruling.players")}: ` }), ctx.names.join(", ")),
     el("p", { class: "options" }, el("strong", { text: `${t("ruling.options")}: ` }),
-      ctx.log.options && Object.keys(ctx.log.options).length ? JSON.stringify(ctx.log.options) : t("ruling.no_options")),
+      ctx.log.options && Object.keys(ctx.log.options).length
+        ? Object.entries(ctx.log.options).map(([name, value]) => `${name}: ${JSON.stringify(value)}`).join(", ")
+        : t("ruling.no_options")),
     el("p", { class: "summary" }, t("ruling.deals", { count: answer.deals.length }), " · ",
       renuncios ? t("ruling.renuncios", { count: renuncios }) : t("ruling.no_renuncio")),
   );
@@ -229,12 +231,12 @@ function renderMatch(ctx) {
   const rows = groups(ctx, null).map((seats) => {
     const standing = bySeat.get(seats[0]);
     let result = "";
-    if (match.over && seats.every((s) => match.winners.includes(s))) result = t("match.winner");
-    if (match.over && seats.every((s) => match.losers.includes(s))) result = t("match.loser");
+    if (match.over && seats.every((s) => match.winners.includes(s))) result = "winner";
+    if (match.over && seats.every((s) => match.losers.includes(s))) result = "loser";
     return el("tr", { "data-seats": seats.join(",") },
       el("th", { scope: "row", text: ctx.names_of(seats) }),
       el("td", { class: "num", "data-counter": counter, text: standing ? standing[counter] : "" }),
-      el("td", { class: "result", text: result }));
+      el("td", { class: `result ${result}`, text: result ? t(`match.${result}`) : "" }));
   });
   return el("section", { class: "match", "aria-labelledby": "match-heading" },
     el("h3", { id: "match-heading", text: t("match.heading") }),
