@@ -1,7 +1,7 @@
 """tute-arbiter: a referee for the Spanish card game Tute.
 
 ``replay(log)`` adjudicates a game log and ``validate(log, move)`` judges one proposed move;
-their ``to_dict()`` are the bodies of the HTTP API (API.md). The rules engine itself is the
+their ``to_dict()`` are the bodies of the HTTP API (docs/api.md). The rules engine itself is the
 pure package :mod:`arbiter.engine`.
 """
 

@@ -1,7 +1,7 @@
-"""The referee's answers: engine results shaped as the bodies of API.md.
+"""The referee's answers: engine results shaped as the bodies of docs/api.md.
 
 :func:`replay` adjudicates a log (``POST /v1/replays``) and :func:`validate` judges one proposed
-move (``POST /v1/moves/validate``). Both take the JSON-shaped log of API.md and return objects
+move (``POST /v1/moves/validate``). Both take the JSON-shaped log of docs/api.md and return objects
 whose ``to_dict(lang)`` is the response body (``state_id`` is added by the service). Messages
 come from :mod:`arbiter.i18n`.
 """
@@ -127,7 +127,7 @@ class Verdict:
 
 
 def replay(log: Mapping[str, Any] | GameLog) -> Replay:
-    """Adjudicate a whole log (the JSON-shaped dict of API.md, or an already parsed one)."""
+    """Adjudicate a whole log (the JSON-shaped dict of docs/api.md, or an already parsed one)."""
     parsed = log if isinstance(log, GameLog) else parse_log(log)
     return Replay(advance(MatchState.for_log(parsed), parsed))
 

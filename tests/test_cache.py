@@ -178,7 +178,7 @@ def assert_unknown_state(response: Any) -> None:
 
 
 def to_deck(log: Mapping[str, Any]) -> dict[str, Any]:
-    """The same log with every deal given as a ``deck`` (dealing order, as API.md says)."""
+    """The same log with every deal given as a ``deck`` (dealing order, as docs/api.md says)."""
     out = copy.deepcopy(dict(log))
     n = len(out["players"])
     for deal in out["deals"]:

@@ -3,7 +3,7 @@
 One gunicorn with the shipped ``deploy/gunicorn.conf.py`` and two sync workers is started for
 the module on a free loopback port, with ``REDIS_URL`` on database :data:`DB` of the Redis on
 127.0.0.1:6379 (emptied before and after) and a fixed ``ARBITER_STATE_KEY``: the setup under
-which API.md's promise holds that a ``state_id`` from one answer is good for the next request,
+which docs/api.md's promise holds that a ``state_id`` from one answer is good for the next request,
 whichever worker takes it. Every request goes on a fresh connection, as after a load balancer.
 
 Which worker answered is read from gunicorn's access log, written with the format

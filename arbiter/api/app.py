@@ -31,7 +31,7 @@ class _Api(Api):  # type: ignore[misc]
 
 
 def create_app(settings: Settings | None = None) -> Flask:
-    """A new WSGI app serving the API.md contract."""
+    """A new WSGI app serving the docs/api.md contract."""
     settings = settings or Settings.from_env()
     settings.check()
     app = Flask("arbiter", static_folder=None)  # static files: arbiter.web's, at /static/

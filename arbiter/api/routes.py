@@ -1,4 +1,4 @@
-"""The endpoints of API.md: adjudication (``/v1``) and service endpoints.
+"""The endpoints of docs/api.md: adjudication (``/v1``) and service endpoints.
 
 Views read the body with orjson, run one cheap marshmallow pass (:mod:`arbiter.api.schemas`),
 hand the log to the engine and write the engine's dict with orjson. The ``@blp.response``

@@ -1,4 +1,4 @@
-"""Marshmallow schemas of the HTTP contract (API.md): the OpenAPI document is generated from them.
+"""Marshmallow schemas of the HTTP contract (docs/api.md), from which the OpenAPI document is made.
 
 Request schemas validate in one cheap pass: the top-level shape, the options, the players and
 each deal's containers. The *items* of ``hands``, ``stock``, ``deck`` and ``events`` are declared
@@ -43,7 +43,9 @@ class ShallowList(fields.List):  # type: ignore[type-arg]
         return value
 
 
-CardCode = fields.String(metadata=_doc("A card code: rank then suit, e.g. 1O, 12C (RULES.md §1)."))
+CardCode = fields.String(
+    metadata=_doc("A card code: rank then suit, e.g. 1O, 12C (docs/rules.md §1).")
+)
 
 
 # --- requests --------------------------------------------------------------------------------
@@ -94,7 +96,7 @@ class DealSchema(Schema):
     )
     stock = ShallowList(CardCode, metadata=_doc("tute-2p: draw order; last = turned card."))
     trump_card = fields.String(metadata=_doc("tute-3p/4p: the dealer's shown card."))
-    deck = ShallowList(CardCode, metadata=_doc("The whole pack in dealing order (API.md)."))
+    deck = ShallowList(CardCode, metadata=_doc("The whole pack in dealing order (docs/api.md)."))
     events = ShallowList(fields.Nested(EventSchema), metadata=_doc("In the order they happened."))
 
 

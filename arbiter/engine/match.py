@@ -130,7 +130,7 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
     """Continue ``match`` through the rest of ``log`` (whose prefix it already holds).
 
     Stops at the first illegal event. A deal other than the last that is left unfinished is a
-    :class:`LogError` (API.md: such a log is malformed, not illegal).
+    :class:`LogError` (docs/api.md: such a log is malformed, not illegal).
     """
     if match.illegal is not None:
         return match

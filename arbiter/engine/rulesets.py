@@ -1,4 +1,4 @@
-"""The five rulesets of RULES.md §6 and their options.
+"""The five rulesets of docs/rules.md §6 and their options.
 
 A :class:`Ruleset` is static data: who plays, which pack, how trump is fixed, which
 declarations exist and how deals and matches are decided. The options a log may override are

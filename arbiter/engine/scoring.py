@@ -1,4 +1,4 @@
-"""Who wins a deal and who wins the match (RULES.md §6, §7).
+"""Who wins a deal and who wins the match (docs/rules.md §6, §7).
 
 Three ways of deciding a deal: *most points* (tute-2p, -3p, -4p, per side in pairs), *cabrón*
 (who **loses** the hand: no trick, over 100, tied, or the middle score) and *gana-pierde*
@@ -17,7 +17,7 @@ from arbiter.engine.state import DealState
 
 
 class Outcome(NamedTuple):
-    """A finished deal: the winning and losing seats and why (a ``reason`` code of API.md)."""
+    """A finished deal: the winning and losing seats and why (a ``reason`` code of docs/api.md)."""
 
     winners: tuple[int, ...]
     losers: tuple[int, ...]
