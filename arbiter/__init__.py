@@ -6,20 +6,25 @@ state tokens and a state cache, as the service does. The rules engine itself is 
 :mod:`arbiter.engine`.
 """
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+try:  # defined once, in pyproject.toml: read back from the installed package's metadata
+    __version__ = version("tute-arbiter")
+except PackageNotFoundError:  # a source tree imported without being installed
+    __version__ = "0+unknown"
 
 from arbiter.report import Replay, Verdict
 from arbiter.service import LIBRARY, Referee, UnknownState
 
-__all__ = ["Referee", "Replay", "UnknownState", "Verdict", "replay", "validate"]
-__version__ = "0.1.0"
+__all__ = ["Referee", "Replay", "UnknownState", "Verdict", "__version__", "replay", "validate"]
 
 
 def replay(log: Any) -> Replay:
-    """Adjudicate a log (the JSON object of API.md)."""
+    """Adjudicate a log (the JSON object of docs/api.md)."""
     return LIBRARY.replay(log)
 
 
 def validate(log: Any, move: Any) -> Verdict:
-    """Judge ``move`` (an event object of API.md) at the end of ``log``."""
+    """Judge ``move`` (an event object of docs/api.md) at the end of ``log``."""
     return LIBRARY.validate(log, move)

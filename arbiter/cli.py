@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from arbiter import replay, validate
+from arbiter import __version__, replay, validate
 from arbiter.engine.errors import ArbiterError
 from arbiter.i18n import LANGS
 
@@ -39,6 +39,7 @@ class _InputError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arbiter", description="A referee for Tute.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = sub.add_parser("replay", help="adjudicate a game log")

@@ -1,4 +1,4 @@
-"""The referee's answers: engine results shaped as the bodies of API.md.
+"""The referee's answers: engine results shaped as the bodies of docs/api.md.
 
 :class:`Replay` is the adjudication of a log (the body of ``POST /v1/replays``, and the smaller
 one of ``POST /v1/scores``); :class:`Verdict` is the judgement of one proposed move (``POST

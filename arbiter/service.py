@@ -77,7 +77,7 @@ class Referee:
     # --- adjudication -----------------------------------------------------------------------
 
     def replay(self, log: object) -> Replay:
-        """Adjudicate a whole log (the JSON-shaped object of API.md)."""
+        """Adjudicate a whole log (the JSON-shaped object of docs/api.md)."""
         match, keys, resumed = self._resume(log, every_deal=True)
         if keys is not None and match.illegal is None and resumed != 0:
             self._keep((keys.whole, match))

@@ -1,4 +1,4 @@
-"""Sealed state tokens: the ``state_id`` of API.md, a position the client carries for us.
+"""Sealed state tokens: the ``state_id`` of docs/api.md, a position the client carries for us.
 
 A token is the engine's position bytes (:func:`arbiter.engine.snapshot.encode_position`) sealed
 with AES-256-GCM-SIV, from the well-kept ``cryptography`` package: the client can neither read

@@ -1,11 +1,15 @@
 """The benchmarks' gunicorn helpers (:mod:`benchmarks.gunicorn_support`) with the live tests'
 defaults: ready once ``/healthz`` answers 200 (and all ``workers`` are up, if given), three tries
 on a fresh port, and a :func:`stop` that fails the test when gunicorn does not stop in time.
-Used by tests/test_live_server.py, tests/test_operations_live.py and tests/test_two_workers.py.
+Used by tests/test_live_server.py, tests/test_operations_live.py and tests/test_two_workers.py;
+:func:`serving` is the whole life of one server for tests/test_browser.py and tests/test_readme.py.
 """
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ __all__ = [
     "free_port",
     "post_json",
     "request",
+    "serving",
     "start",
     "stop",
 ]
@@ -61,3 +66,18 @@ def start(
         stop_timeout=stop_timeout,
         **options,
     )
+
+
+@contextlib.contextmanager
+def serving(prefix: str, **env: str) -> Iterator[Gunicorn]:
+    """The shipped app, one worker unless ``env`` says otherwise (whatever the calling shell
+    exports, plus ``env``), its output in a temporary directory; stopped with SIGTERM at the end,
+    which must exit 0."""
+    environ = environment(ARBITER_LOG_LEVEL="warning", **{"ARBITER_WORKERS": "1", **env})
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        server = start(Path(tmp) / "gunicorn.out", environ)
+        try:
+            yield server
+        finally:
+            status = stop(server)
+        assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{server.tail()}"

@@ -1,7 +1,7 @@
 """Hand-built Tute positions for the rule tests: explicit hands holding every card of a pack.
 
 ``fill`` completes the hands a test lays out with the rest of the ruleset's pack, so each test
-states only the cards that matter; expected values are derived from RULES.md by hand.
+states only the cards that matter; expected values are derived from docs/rules.md by hand.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import arbiter
 
 SUITS = "OCEB"
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-ORDER = (2, 4, 5, 6, 7, 10, 11, 12, 3, 1)  # trick order of RULES.md §1, low -> high
+ORDER = (2, 4, 5, 6, 7, 10, 11, 12, 3, 1)  # trick order of docs/rules.md §1, low -> high
 NAMES = ("ana", "bea", "carla", "dani", "eva")
 
 # --- building logs -------------------------------------------------------------------------
@@ -27,7 +27,7 @@ def suit(code: str) -> str:
 
 
 def beats(card: str, winning: str, trump: str | None) -> bool:
-    """Whether ``card`` takes the trick from ``winning`` (RULES.md §2)."""
+    """Whether ``card`` takes the trick from ``winning`` (docs/rules.md §2)."""
     if suit(card) == suit(winning):
         return ORDER.index(rank(card)) > ORDER.index(rank(winning))
     return suit(card) == trump

@@ -1,4 +1,4 @@
-"""The HTTP service against API.md, in process (Flask test client).
+"""The HTTP service against docs/api.md, in process (Flask test client).
 
 Every response of these tests is also checked against the committed contract by the client of
 :mod:`tests.api_support` (schema of the operation and status; problem bodies included).
@@ -45,7 +45,7 @@ MOVE_1O = play(1, "1O")
 
 
 def assert_problem(response: Any, status: int, kind: str) -> dict[str, Any]:
-    """An RFC 9457 problem: the status, media type, members and request id of API.md."""
+    """An RFC 9457 problem: the status, media type, members and request id of docs/api.md."""
     assert response.status_code == status, response.get_data(as_text=True)
     assert response.mimetype == PROBLEM_JSON
     body: dict[str, Any] = response.get_json()
@@ -736,7 +736,7 @@ def test_healthz(client: ConformingClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.mimetype == JSON
-    assert response.get_json() == {"status": "ok"}
+    assert response.get_json() == {"status": "ok", "version": arbiter.__version__}
 
 
 def test_readyz(client: ConformingClient) -> None:

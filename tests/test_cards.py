@@ -1,6 +1,6 @@
-"""Card codes, trick order and points (RULES.md §1).
+"""Card codes, trick order and points (docs/rules.md §1).
 
-Expected values are written out by hand from the tables of RULES.md, never read back from the
+Expected values are written out by hand from the tables of docs/rules.md, never read back from the
 engine: a card is identified here by its (rank, suit) through ``make_card``, and codes, orders
 and points are checked against literal tables.
 """
@@ -32,9 +32,9 @@ from arbiter.simulate import random_log
 OROS, COPAS, ESPADAS, BASTOS = 0, 1, 2, 3
 SPANISH_SUITS = {"O": OROS, "C": COPAS, "E": ESPADAS, "B": BASTOS}
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-#: RULES.md §1: trick order, highest first.
+#: docs/rules.md §1: trick order, highest first.
 TRICK_ORDER = (1, 3, 12, 11, 10, 7, 6, 5, 4, 2)
-#: RULES.md §1: card points.
+#: docs/rules.md §1: card points.
 POINTS_TABLE = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2, 7: 0, 6: 0, 5: 0, 4: 0, 2: 0}
 FRENCH_RANKS = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "J": 10, "Q": 11, "K": 12}
 FRENCH_SUITS = {"D": OROS, "H": COPAS, "S": ESPADAS, "C": BASTOS}

@@ -1,8 +1,8 @@
-"""RULES.md §4: declared cantes, tute, the exchange of the seven of trumps, calls in the trick.
+"""docs/rules.md §4: declared cantes, tute, the exchange of the seven of trumps, calls in the trick.
 
 Every position is built by hand: the helpers below lay out explicit hands (and, for tute-2p, the
 stock) holding every card of the ruleset's pack exactly once, and the expected values are
-derived from RULES.md, not from the engine.
+derived from docs/rules.md, not from the engine.
 """
 
 from __future__ import annotations

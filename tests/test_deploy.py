@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 import yaml
 
+import arbiter
 from arbiter.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1030,7 +1031,7 @@ def run_check(argv: list[str], env: dict[str, str]) -> int:
 
 
 def test_image_command_serves_and_stops_gracefully(served: Served) -> None:
-    assert get(served.port, "/healthz") == (200, {"status": "ok"})
+    assert get(served.port, "/healthz") == (200, {"status": "ok", "version": arbiter.__version__})
     status, body = get(served.port, "/readyz")
     assert status == 200 and body["status"] in ("ready", "degraded")
 

@@ -1,6 +1,6 @@
 """The example logs of examples/: each replays and shows what its README line says.
 
-The renuncios, the tute and the deal outcomes are re-derived here from RULES.md with a small
+The renuncios, the tute and the deal outcomes are re-derived here from docs/rules.md with a small
 independent walk of the logs (plain card codes, no engine code), then compared with the referee.
 """
 
@@ -28,7 +28,7 @@ def body(name: str) -> dict[str, Any]:
     return arbiter.replay(load(name)).to_dict()
 
 
-# --- the rules, straight from RULES.md ------------------------------------------------------
+# --- the rules, straight from docs/rules.md ------------------------------------------------------
 
 #: §1: trick order, high to low, and card points.
 TRICK_ORDER = [1, 3, 12, 11, 10, 7, 6, 5, 4, 2]

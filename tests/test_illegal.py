@@ -1,4 +1,4 @@
-"""Illegal events (RULES.md §8, API.md illegal codes and their precedence).
+"""Illegal events (docs/rules.md §8, docs/api.md illegal codes and their precedence).
 
 Each code is produced through ``arbiter.replay`` (status ``invalid``, ``illegal`` = {deal, event,
 code, message}, ``deals`` showing the play up to that event) and through ``arbiter.validate``
@@ -591,13 +591,13 @@ def test_unfinished_last_deal_is_in_progress() -> None:
     assert out["next"]["seat"] == 0
 
 
-# --- differential check: an independent judge of §8 and the precedence of API.md -----------
+# --- differential check: an independent judge of §8 and the precedence of docs/api.md -----------
 
 _SUIT_LETTERS = "OCEB"
 
 
 class _Ref:
-    """A reference table for one deal: hands, stock, turn, trick, cantes (RULES.md §2, §4)."""
+    """A reference table for one deal: hands, stock, turn, trick, cantes (docs/rules.md §2, §4)."""
 
     def __init__(self, log: dict[str, Any]) -> None:
         self.ruleset = log["ruleset"]

@@ -52,7 +52,7 @@ def server() -> Iterator[Server]:
 def test_healthz_and_request_id(server: Server) -> None:
     answer = request(server.port, "GET", "/healthz", headers={"X-Request-ID": "live-test-1"})
     assert answer.status == 200
-    assert answer.json() == {"status": "ok"}
+    assert answer.json() == {"status": "ok", "version": arbiter.__version__}
     assert answer.headers["x-request-id"] == "live-test-1"
     assert answer.headers["content-type"] == "application/json"
 
@@ -133,7 +133,7 @@ def test_problem_for_a_body_over_the_limit(server: Server) -> None:
 
 def test_state_id_round_trips_across_workers(server: Server) -> None:
     """A ``state_id`` from one answer, sent back with the next move, while other clients keep
-    both workers busy. Every answer must be a 200 or a well-formed 409 (API.md: unknown or
+    both workers busy. Every answer must be a 200 or a well-formed 409 (docs/api.md: unknown or
     expired, resend the full log); a 409 means the id went to the worker that did not make it."""
     busy = random_log("tute-2p", random.Random(8))
     log = random_log("tute-2p", random.Random(5), finish_last=False, stop_after=21)

@@ -1,9 +1,9 @@
-"""Play obligations (RULES.md §3): asistir, montar, fallar, pisar, contrafallar, and renuncio.
+"""Play obligations (docs/rules.md §3): asistir, montar, fallar, pisar, contrafallar, and renuncio.
 
 Two levels: the pure functions ``obligations.correct_plays`` / ``broken_obligation`` on hands
 given as card codes, and whole logs replayed through ``arbiter.replay`` / ``arbiter.validate``
 whose deals are built here with exact hands (helpers below). Every expected correct set and
-obligation name is derived by hand from RULES.md §3.
+obligation name is derived by hand from docs/rules.md §3.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from arbiter.simulate import random_log
 OROS, COPAS, ESPADAS, BASTOS = 0, 1, 2, 3
 SUITS = "OCEB"
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-#: RULES.md §1 trick order, lowest first.
+#: docs/rules.md §1 trick order, lowest first.
 STRENGTH = {r: i for i, r in enumerate((2, 4, 5, 6, 7, 10, 11, 12, 3, 1))}
 
 

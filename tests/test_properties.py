@@ -1,4 +1,4 @@
-"""Property-based tests: random games for every ruleset, checked against RULES.md and API.md.
+"""Property-based tests: random games of every ruleset, checked against docs/rules.md, docs/api.md.
 
 Games are generated step by step from hypothesis data: random rulesets, player counts, options,
 dealing forms (``hands`` or ``deck``), 1-3 deals, renuncios (a player plays any card of their
@@ -6,7 +6,7 @@ hand), declarations, deals stopped midway, and sometimes one deliberately illega
 
 The oracles here are independent of the engine: a reference model in plain Python over
 ``(rank, suit)`` tuples (no bitmasks) that knows the trick order, the obligations of §3, the
-declarations of §4 and the outcomes of §6-§7, written from RULES.md and API.md only.
+declarations of §4 and the outcomes of §6-§7, written from docs/rules.md and docs/api.md only.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ RefCard = tuple[int, str]  # (rank, suit letter)
 
 SUITS = "OCEB"
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-TRICK_ORDER = (1, 3, 12, 11, 10, 7, 6, 5, 4, 2)  # high -> low (RULES.md §1)
+TRICK_ORDER = (1, 3, 12, 11, 10, 7, 6, 5, 4, 2)  # high -> low (docs/rules.md §1)
 STRENGTH = {rank: 10 - i for i, rank in enumerate(TRICK_ORDER)}
 CARD_POINTS = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2}
 
@@ -136,7 +136,7 @@ def ref_options(log: dict[str, Any]) -> dict[str, Any]:
     return opts
 
 
-# --- the reference model: obligations (RULES.md §3) ---------------------------------------------
+# --- the reference model: obligations (docs/rules.md §3) ------------------------------------
 
 
 def ref_correct_core(
@@ -172,7 +172,7 @@ def ref_correct_core(
 def ref_obligation(
     hand: set[RefCard], trick: list[tuple[int, RefCard]], trump: str | None, card: RefCard
 ) -> str | None:
-    """The first obligation whose definition (RULES.md §3) the play of ``card`` breaks."""
+    """The first obligation whose definition (docs/rules.md §3) the play of ``card`` breaks."""
     led = trick[0][1][1]
     winning = trick[winner_index(trick, trump)][1]
 
@@ -236,7 +236,7 @@ class Position:
         return ref_correct_core(hand, self.trick, self.trump, self.relieved(seat), must)
 
     def illegal(self, kind: str, seat: int, arg: Any) -> str | None:
-        """Why an event cannot happen (RULES.md §8), codes in the order of API.md."""
+        """Why an event cannot happen (docs/rules.md §8), codes in the order of docs/api.md."""
         if self.over:
             return "deal_over"
         turn = self.turn()
@@ -462,7 +462,7 @@ class RefDeal(Position):
         )
 
     def body(self) -> dict[str, Any]:
-        """The deal as API.md's replay body shows it (messages left out)."""
+        """The deal as docs/api.md's replay body shows it (messages left out)."""
         totals = self.totals()
         tricks = list(self.full_tricks)
         if self.trick:
@@ -521,7 +521,7 @@ def ref_outcome(
     last_trick: int | None,
     decisive: tuple[str, int] | None,
 ) -> dict[str, Any]:
-    """The outcome of a finished deal (RULES.md §6, §7)."""
+    """The outcome of a finished deal (docs/rules.md §6, §7)."""
     everyone = set(range(n))
 
     def split(winners: set[int], reason: str) -> dict[str, Any]:
@@ -571,7 +571,7 @@ def ref_outcome(
 
 
 def ref_replay(log: dict[str, Any]) -> dict[str, Any]:
-    """The whole replay body of API.md, computed by the reference model (messages left out)."""
+    """The whole replay body of docs/api.md, computed by the reference model (messages left out)."""
     name, players = log["ruleset"], log["players"]
     n, opts = len(players), ref_options(log)
     system = {"tute-cabron": "loser_points", "tute-gana-pierde": "tokens"}.get(name, "deals")
@@ -982,7 +982,7 @@ def check_legal_moves(state: DealState, name: str, opts: dict[str, Any]) -> None
     declarations = [engine_event_to_ref(m) for m in moves if m.kind != PLAY]
     assert sorted(declarations, key=str) == sorted(view.declarations(seat), key=str)
     # Every declaration anyone could attempt now: the engine's reason to refuse it is the
-    # reference's, in the order of API.md.
+    # reference's, in the order of docs/api.md.
     for other in range(state.players):
         for kind, arg in ALL_DECLARATIONS:
             event = Event(kind, other, arg)
@@ -995,7 +995,7 @@ def check_legal_moves(state: DealState, name: str, opts: dict[str, Any]) -> None
 @given(game_logs())
 def test_legal_moves_are_never_empty_and_come_from_the_hand(log: dict[str, Any]) -> None:
     """Someone to act always has a move; plays are the reference's correct set, from the hand;
-    declarations and their refusals follow RULES.md §4 and §8 in the order of API.md."""
+    declarations and their refusals follow docs/rules.md §4 and §8 in the order of docs/api.md."""
     opts = ref_options(log)
     for step in walk(log):
         if step.index == 0:
@@ -1506,7 +1506,7 @@ CARD_KEYS, SUIT_KEYS = ("card", "gave", "took"), ("suit", "trump")
 
 
 def relabel(value: Any, card: Any, suit: Any) -> Any:
-    """``value`` with every card and suit code (by the keys of API.md) mapped."""
+    """``value`` with every card and suit code (by the keys of docs/api.md) mapped."""
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
@@ -1530,7 +1530,7 @@ def relabel(value: Any, card: Any, suit: Any) -> Any:
 
 @given(game_logs(), st.sampled_from(["letters", "symbols", "lower"]))
 def test_french_notation_is_a_relabelling(log: dict[str, Any], style: str) -> None:
-    """RULES.md §1: a French log is the same game; its answers use French codes."""
+    """docs/rules.md §1: a French log is the same game; its answers use French codes."""
 
     def to_french(code: str) -> str:
         rank, suit = rc(code)
@@ -1580,7 +1580,7 @@ def test_a_whole_random_match_replays_cleanly(name: str, n: int) -> None:
 
 
 def test_two_calls_in_one_trick_follow_the_second_card_of_each_pair() -> None:
-    """RULES.md §4: two pairs in one trick are two calls, in the order in which the second card
+    """docs/rules.md §4: two pairs in one trick are two calls, in the order in which the second card
     of each pair was played; the trick itself is decided without the new trump."""
     first = ["12O", "12C", "11C", "11O"]  # copas completes first (3rd card), then oros (4th)
     others = [code_of(c) for c in ref_pack("tute-gana-pierde", 4) if c[1] != "O"]

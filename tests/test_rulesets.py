@@ -1,6 +1,6 @@
-"""The five rulesets of RULES.md §6 and their options (RULES.md §3, §4, §6, §7).
+"""The five rulesets of docs/rules.md §6 and their options (docs/rules.md §3, §4, §6, §7).
 
-The tables below are copied by hand from RULES.md, so a ruleset that drifts from the rulebook
+The tables below are copied by hand from docs/rules.md, so a ruleset that drifts from the rulebook
 fails here.
 """
 
@@ -20,7 +20,7 @@ from arbiter.simulate import random_deal_cards
 
 NAMES = ("tute-2p", "tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde")
 
-#: RULES.md §6: ruleset -> {players: (cards each, removed rank, pack size, pack points)}
+#: docs/rules.md §6: ruleset -> {players: (cards each, removed rank, pack size, pack points)}
 SEATS = {
     "tute-2p": {2: (8, None, 40, 120)},
     "tute-3p": {3: (12, 2, 36, 120)},
@@ -29,7 +29,7 @@ SEATS = {
     "tute-gana-pierde": {3: (12, 1, 36, 76), 4: (10, None, 40, 120), 5: (8, None, 40, 120)},
 }
 
-#: RULES.md: which options each ruleset has.
+#: docs/rules.md: which options each ruleset has.
 DECLARED = {"match_target", "tie_break", "cantes_per_trick", "trump_when_cannot_overtrump",
             "tute_requires_trick_won", "renuncio_penalty"}  # fmt: skip
 OPTIONS_OF = {
@@ -43,7 +43,7 @@ OPTIONS_OF = {
 }  # fmt: skip
 ALL_OPTIONS = set().union(*OPTIONS_OF.values())
 
-#: RULES.md: the default of every option.
+#: docs/rules.md: the default of every option.
 DEFAULTS: dict[str, Any] = {
     "match_target": 3,
     "tie_break": "last_trick",
@@ -58,7 +58,7 @@ DEFAULTS: dict[str, Any] = {
     "call_ranks": (11, 12),
 }
 
-#: Values RULES.md allows (a sample for the open-ended integers).
+#: Values docs/rules.md allows (a sample for the open-ended integers).
 GOOD_VALUES: dict[str, list[Any]] = {
     "match_target": [3, 5, 7],
     "tie_break": ["last_trick", "none"],

@@ -18,7 +18,7 @@
 
 The one check configured away from its default is ``positive_data_acceptance`` on the POST
 operations: a schema-valid log can still be a wrong deal (a missing or repeated card, a
-``trump_card`` not in the dealer's hand...), which API.md answers with 422 and the contract
+``trump_card`` not in the dealer's hand...), which docs/api.md answers with 422 and the contract
 documents per operation; a ``state_id`` the server does not know is a documented 409. 200 and
 those two are accepted there, anything else (400, 413, 415, 5xx) still fails the check. The
 stateful phase does not apply: the contract declares no links between operations, so

@@ -1,4 +1,4 @@
-"""RULES.md §5, §6 and §7: deal totals, deal outcomes, renuncio penalties and match systems.
+"""docs/rules.md §5, §6 and §7: deal totals, deal outcomes, renuncio penalties and match systems.
 
 Outcomes are checked two ways: on a :class:`DealState` whose counters are set by hand (to reach
 every branch of §6 exactly), and on whole logs whose hands are laid out so that every trick is

@@ -1,9 +1,9 @@
-"""Deal setup from ``hands`` (+ ``stock`` / ``trump_card``) and from ``deck`` (API.md game log).
+"""Deal setup from ``hands`` (+ ``stock`` / ``trump_card``) and from ``deck`` (docs/api.md, log).
 
 Every expected hand, stock and trump card is computed here by hand from the dealing convention of
-API.md: one card at a time, starting with the mano = (dealer + 1) mod n, in seat order; in tute-2p
-the rest of the deck is the stock; the last card of the deck is the turned card (tute-2p) or the
-dealer's last card and trump card (tute-3p, tute-4p).
+docs/api.md: one card at a time, starting with the mano = (dealer + 1) mod n, in seat order; in
+tute-2p the rest of the deck is the stock; the last card of the deck is the turned card (tute-2p)
+or the dealer's last card and trump card (tute-3p, tute-4p).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The committed OpenAPI contract (api_spec/openapi.yaml): up to date, valid, complete.
 
-API.md is the prose contract; the committed document must be exactly what the code generates
-(``make spec``), a valid OpenAPI 3.1 document, and describe every endpoint of API.md with
+docs/api.md is the prose contract; the committed document must be exactly what the code generates
+(``make spec``), a valid OpenAPI 3.1 document, and describe every endpoint of docs/api.md with
 examples that are themselves correct.
 """
 
@@ -28,7 +28,7 @@ from tests.api_support import (
     schema_errors,
 )
 
-#: Every operation of API.md (GET /docs is HTML for people, not part of the contract).
+#: Every operation of docs/api.md (GET /docs is HTML for people, not part of the contract).
 API_MD_OPERATIONS = [
     ("/v1/replays", "post"),
     ("/v1/moves/validate", "post"),
@@ -40,7 +40,7 @@ API_MD_OPERATIONS = [
     ("/metrics", "get"),
     ("/v1/openapi.yaml", "get"),
 ]
-#: The error statuses API.md gives each operation.
+#: The error statuses docs/api.md gives each operation.
 API_MD_ERRORS = {
     ("/v1/replays", "post"): {"400", "413", "415", "422"},
     ("/v1/scores", "post"): {"400", "413", "415", "422"},

@@ -1,4 +1,4 @@
-"""The Flask application factory: routes, problem+json errors, metrics, request ids.
+"""The Flask application factory: routes, pages, problem+json errors, metrics, request ids.
 
 :func:`create_app` builds a fresh app from a :class:`~arbiter.settings.Settings` (read from the
 environment when omitted). Nothing is global: the metrics registry and the generated OpenAPI
@@ -31,10 +31,10 @@ class _Api(Api):  # type: ignore[misc]
 
 
 def create_app(settings: Settings | None = None) -> Flask:
-    """A new WSGI app serving the API.md contract."""
+    """A new WSGI app serving the docs/api.md contract."""
     settings = settings or Settings.from_env()
     settings.check()
-    app = Flask("arbiter")
+    app = Flask("arbiter", static_folder=None)  # static files: arbiter.web's, at /static/
     app.config.update(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         API_TITLE=API_TITLE,
@@ -45,7 +45,8 @@ def create_app(settings: Settings | None = None) -> Flask:
             "info": {
                 "description": (
                     "A referee for the Spanish card game Tute: adjudicates game logs (renuncios, "
-                    "scores, outcomes), validates proposed moves and scores archived games."
+                    "scores, outcomes), validates proposed moves and scores archived games. "
+                    "Rules: /docs/rules; contract: /docs/api; the referee's page: /."
                 )
             },
             "servers": [{"url": "/"}],
@@ -68,9 +69,16 @@ def create_app(settings: Settings | None = None) -> Flask:
     api.register_blueprint(v1)
     api.register_blueprint(service)
     app.register_blueprint(
-        get_swaggerui_blueprint("/docs", OPENAPI_PATH, config={"app_name": API_TITLE}),
+        # validatorUrl None: Swagger UI would otherwise send the contract's address to an
+        # online validator whenever it is served from a host other than localhost.
+        get_swaggerui_blueprint(
+            "/docs", OPENAPI_PATH, config={"app_name": API_TITLE, "validatorUrl": None}
+        ),
         url_prefix="/docs",
     )
+    from arbiter import web
+
+    web.install(app)  # the referee's page at /, /docs/rules, /docs/api, /examples/, /static/
     for unused in ("Error", "PaginationMetadata"):  # flask-smorest's own, not in our contract
         api.spec.components.schemas.pop(unused, None)
     app.extensions["arbiter.spec"] = api.spec

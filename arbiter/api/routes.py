@@ -1,4 +1,4 @@
-"""The endpoints of API.md: adjudication (``/v1``) and service endpoints.
+"""The endpoints of docs/api.md: adjudication (``/v1``) and service endpoints.
 
 Views read the body with orjson, hand it to the service (:mod:`arbiter.service`, which checks it
 once with the engine's reader) and write the answer's dict with orjson. The marshmallow schemas
@@ -16,6 +16,7 @@ from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
 from marshmallow import Schema
 
+from arbiter import __version__
 from arbiter.api import examples
 from arbiter.api import schemas as s
 from arbiter.api.errors import PROBLEM_JSON, Problem
@@ -230,9 +231,9 @@ _METRICS_EXAMPLE = (
 
 @service.route("/healthz", methods=["GET"])
 @service.doc(summary="The process is alive")
-@service.response(200, s.HealthSchema, example={"status": "ok"})
+@service.response(200, s.HealthSchema, example={"status": "ok", "version": __version__})
 def healthz() -> Response:
-    return _json({"status": "ok"})
+    return _json({"status": "ok", "version": __version__})
 
 
 @service.route("/readyz", methods=["GET"])

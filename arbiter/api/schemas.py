@@ -1,4 +1,4 @@
-"""Marshmallow schemas of the HTTP contract (API.md): the OpenAPI document is generated from them.
+"""Marshmallow schemas of the HTTP contract (docs/api.md), from which the OpenAPI document is made.
 
 Request schemas are the contract's documentation; requests are checked once, by the engine's log
 reader (:mod:`arbiter.engine.log`, through :mod:`arbiter.service`), which must read every field
@@ -9,7 +9,7 @@ these schemas. The closed sets (reasons, codes, obligations...) are the engine's
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
@@ -17,7 +17,7 @@ from arbiter.engine.cards import RANKS
 from arbiter.engine.log import MAX_DEALS
 from arbiter.engine.match import Ruling, Status
 from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS, CanteStyle, TrumpSource
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import EVENT_TYPES, TUTE_OF, IllegalCode
 from arbiter.tokens import MAX_TOKEN_LENGTH
@@ -43,7 +43,9 @@ class ShallowList(fields.List):  # type: ignore[type-arg]
         return value
 
 
-CardCode = fields.String(metadata=_doc("A card code: rank then suit, e.g. 1O, 12C (RULES.md §1)."))
+CardCode = fields.String(
+    metadata=_doc("A card code: rank then suit, e.g. 1O, 12C (docs/rules.md §1).")
+)
 
 
 # --- requests --------------------------------------------------------------------------------
@@ -94,7 +96,7 @@ class DealSchema(Schema):
     )
     stock = ShallowList(CardCode, metadata=_doc("tute-2p: draw order; last = turned card."))
     trump_card = fields.String(metadata=_doc("tute-3p/4p: the dealer's shown card."))
-    deck = ShallowList(CardCode, metadata=_doc("The whole pack in dealing order (API.md)."))
+    deck = ShallowList(CardCode, metadata=_doc("The whole pack in dealing order (docs/api.md)."))
     events = ShallowList(fields.Nested(EventSchema), metadata=_doc("In the order they happened."))
 
 
@@ -313,6 +315,17 @@ class OptionInfoSchema(Schema):
     description = fields.String(required=True)
 
 
+class MatchSystemSchema(Schema):
+    counter = fields.String(
+        required=True,
+        validate=validate.OneOf([c for c, _ in MATCH_COUNTERS.values()]),
+        metadata=_doc("The field of match.standings that this ruleset's match system counts."),
+    )
+    target = fields.String(
+        required=True, metadata=_doc("The option that says how many of them end the match.")
+    )
+
+
 class RulesetSchema(Schema):
     name = fields.String(required=True)
     title = fields.String(required=True)
@@ -322,6 +335,26 @@ class RulesetSchema(Schema):
     options = fields.Dict(
         keys=fields.String(), values=fields.Nested(OptionInfoSchema), required=True
     )
+    pairs = fields.Boolean(
+        required=True, metadata=_doc("Played in pairs: deals then carry per-side totals.")
+    )
+    stock = fields.Boolean(
+        required=True, metadata=_doc("Cards left after dealing form a stock drawn after tricks.")
+    )
+    trump_from = fields.String(
+        required=True,
+        validate=validate.OneOf(get_args(TrumpSource)),
+        metadata=_doc(
+            "What fixes trump: the card turned under the stock, the dealer's last card "
+            "(trump_card), or the first call in a trick (no trump before it)."
+        ),
+    )
+    cantes = fields.String(
+        required=True,
+        validate=validate.OneOf(get_args(CanteStyle)),
+        metadata=_doc("Cantes declared by the trick winner (sing events), or calls in the trick."),
+    )
+    match = fields.Nested(MatchSystemSchema, required=True)
 
 
 class ProblemErrorSchema(Schema):
@@ -342,6 +375,7 @@ class ProblemSchema(Schema):
 
 class HealthSchema(Schema):
     status = fields.String(required=True)
+    version = fields.String(required=True, metadata=_doc("The version of tute-arbiter serving."))
 
 
 class CacheStatusSchema(Schema):

@@ -27,11 +27,23 @@ _API_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
     "Cache-Control": "no-store",
 }
-# Swagger UI runs an inline initialiser and inline styles, from this origin only.
+# Swagger UI (/docs/) runs an inline initialiser and inline styles, from this origin only.
 _DOCS_CSP = (
     "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; frame-ancestors 'none'"
 )
+# The referee's page, its documents and static files (arbiter.web): this origin only, scripts
+# and styles from files, and no string may become markup (Trusted Types with no policy), so a
+# player's name can only ever be text.
+_PAGE_CSP = (
+    "default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'"
+)
+#: Blueprint → (Content-Security-Policy, Cache-Control or None to keep the view's own).
+_PAGE_POLICIES = {
+    "swagger_ui": (_DOCS_CSP, "public, max-age=3600"),
+    "web": (_PAGE_CSP, None),
+}
 
 
 def _digest(key: str) -> bytes:
@@ -93,7 +105,10 @@ def install(app: Flask, settings: Settings) -> None:
         for name, value in _API_HEADERS.items():
             if name.lower() not in present:  # an answer's own value wins (static files)
                 headers.add(name, value)
-        if request.path.startswith("/docs"):
-            response.headers["Content-Security-Policy"] = _DOCS_CSP
-            response.headers["Cache-Control"] = "public, max-age=3600"
+        policy = _PAGE_POLICIES.get(request.blueprint or "")
+        if policy is not None:
+            csp, cache = policy
+            headers["Content-Security-Policy"] = csp
+            if cache is not None:
+                headers["Cache-Control"] = cache
         return response

@@ -3,7 +3,7 @@
 These are *input* errors (a malformed log, an impossible deal, an unknown option). Events that
 a real table could not have produced but that are well-formed (playing out of turn, a cante
 without the pair...) are not exceptions: they are :class:`~arbiter.engine.state.Illegal`
-results of the replay (RULES.md §8).
+results of the replay (docs/rules.md §8).
 
 Every error carries a ``path`` into the log (``("deals", 0, "hands", 1, 3)``), which the HTTP
 layer turns into a JSON pointer.

@@ -1,4 +1,4 @@
-"""Reading a game log (API.md) into typed, checked engine input.
+"""Reading a game log (docs/api.md) into typed, checked engine input.
 
 :func:`parse_log` turns the JSON-shaped ``dict`` into a :class:`GameLog`: its :class:`Header`
 (the ruleset and its options, the notation, the players) and per deal its :class:`DealSetup`

@@ -27,7 +27,7 @@ from arbiter.engine.state import PLAY, DealState, Event, IllegalCode
 
 
 class Status(StrEnum):
-    """Where a replayed log stands (API.md ``status``)."""
+    """Where a replayed log stands (docs/api.md ``status``)."""
 
     COMPLETE = "complete"  # the match is decided, or every deal given is finished
     IN_PROGRESS = "in_progress"  # the last deal is unfinished
@@ -35,7 +35,7 @@ class Status(StrEnum):
 
 
 class Ruling(StrEnum):
-    """The verdict on one proposed move (API.md ``verdict``)."""
+    """The verdict on one proposed move (docs/api.md ``verdict``)."""
 
     OK = "ok"
     RENUNCIO = "renuncio"
@@ -158,7 +158,7 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
     before the match's last deal, and events the match has already applied are skipped.
 
     Stops at the first illegal event. A deal other than the last that is left unfinished is a
-    :class:`LogError` (API.md: such a log is malformed, not illegal).
+    :class:`LogError` (docs/api.md: such a log is malformed, not illegal).
     """
     if match.illegal is not None:
         return match

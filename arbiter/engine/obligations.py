@@ -1,4 +1,4 @@
-"""The play obligations of RULES.md §3: asistir, montar, fallar, pisar.
+"""The play obligations of docs/rules.md §3: asistir, montar, fallar, pisar.
 
 Every follower in strict play must, in order of priority:
 

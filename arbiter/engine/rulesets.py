@@ -1,4 +1,4 @@
-"""The five rulesets of RULES.md §6 and their options.
+"""The five rulesets of docs/rules.md §6 and their options.
 
 A :class:`Ruleset` is static data: who plays, which pack, how trump is fixed, which
 declarations exist and how deals and matches are decided. The options a log may override are
@@ -179,6 +179,14 @@ CALL_RANKS = _O(
     "The two ranks whose pair in one trick makes a call (king and horse).",
 )
 
+#: What each match system counts in the standing (``deals_won``, ``loser_points`` or ``tokens``)
+#: and the option that says how many of them end the match.
+MATCH_COUNTERS: Final[dict[MatchRule, tuple[str, str]]] = {
+    "deals": ("deals_won", MATCH_TARGET.name),
+    "loser_points": ("loser_points", LOSER_TARGET.name),
+    "tokens": ("tokens", TOKEN_TARGET.name),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
@@ -209,6 +217,7 @@ class Ruleset:
         return None
 
     def to_dict(self) -> dict[str, Any]:
+        counter, target = MATCH_COUNTERS[self.match]
         return {
             "name": self.name,
             "title": self.title,
@@ -216,6 +225,11 @@ class Ruleset:
             "cards_per_player": {str(n): self.hand_size[n] for n in self.players},
             "description": self.description,
             "options": {spec.name: spec.to_dict() for spec in self.option_specs},
+            "pairs": self.pairs,
+            "stock": self.stock,
+            "trump_from": self.trump_from,
+            "cantes": self.cantes,
+            "match": {"counter": counter, "target": target},
         }
 
 

@@ -1,4 +1,4 @@
-"""Who wins a deal and who wins the match (RULES.md §6, §7).
+"""Who wins a deal and who wins the match (docs/rules.md §6, §7).
 
 Three ways of deciding a deal: *most points* (tute-2p, -3p, -4p, per side in pairs), *cabrón*
 (who **loses** the hand: no trick, over 100, tied, or the middle score) and *gana-pierde*
@@ -18,7 +18,7 @@ from arbiter.engine.state import DealState
 
 
 class Reason(StrEnum):
-    """Why a deal ended as it did (API.md ``outcome.reason``)."""
+    """Why a deal ended as it did (docs/api.md ``outcome.reason``)."""
 
     POINTS = "points"  # more points
     LAST_TRICK = "last_trick"  # a tie broken by the last trick

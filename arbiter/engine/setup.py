@@ -1,7 +1,7 @@
 """Deal setup: the cards each seat holds at the start, the stock and the trump card.
 
 A log gives a deal either as ``hands`` (+ ``stock`` for tute-2p, + ``trump_card`` for
-tute-3p/tute-4p) or as the whole ``deck`` in dealing order (API.md). Both are checked against
+tute-3p/tute-4p) or as the whole ``deck`` in dealing order (docs/api.md). Both are checked against
 the ruleset's pack for the number of players: every card exactly once, hands of the right size,
 the trump card in the dealer's hand. Errors name the seat and the card.
 

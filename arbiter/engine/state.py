@@ -3,7 +3,7 @@
 :class:`DealState` is the referee's table: the hands (int bitmasks), the stock, the trick on the
 table, who acts, the tricks taken, the cantes, the renuncios seen. Events come in as
 :class:`Event` tuples and are either applied or refused with an :class:`IllegalCode`
-(RULES.md §8). A play that breaks an obligation is *applied* and recorded as a
+(docs/rules.md §8). A play that breaks an obligation is *applied* and recorded as a
 :class:`Renuncio`: the card is on the table and the deal goes on.
 
 Vocabulary: a *baza* is a trick; the *mano* leads the first one; a *cante* is a king and horse
@@ -49,7 +49,7 @@ class Event(NamedTuple):
 
 
 class IllegalCode(StrEnum):
-    """Why an event cannot be applied (API.md), in the order they are checked."""
+    """Why an event cannot be applied (docs/api.md), in the order they are checked."""
 
     MATCH_OVER = "match_over"
     DEAL_OVER = "deal_over"
@@ -108,7 +108,7 @@ class Renuncio(NamedTuple):
 
 
 class Decisive(NamedTuple):
-    """The first renuncio or tute of a deal, which decides it (RULES.md §7)."""
+    """The first renuncio or tute of a deal, which decides it (docs/rules.md §7)."""
 
     kind: str  # "renuncio" | "tute"
     seat: int

@@ -1,0 +1,179 @@
+"""The referee's view: the web page at ``GET /`` and the project's documentation pages.
+
+A Flask blueprint (registered by :func:`arbiter.api.create_app`) serving
+
+- ``/``: the page where an organiser opens a game log (file, drop, paste, a bundled example or
+  ``#log=<base64url>``) and reads the ruling as cards. Jinja renders the shell in the reader's
+  language (``?lang=es|en``, else ``Accept-Language``); a plain script (``static/referee.js``)
+  posts the log to this service's own ``/v1/replays`` and draws the answer. The rules stay on
+  the server: the page shows what the API answers.
+- ``/docs/rules`` and ``/docs/api``: ``docs/rules.md`` and ``docs/api.md`` as HTML.
+- ``/examples/<name>``: the bundled example logs (``examples/*.json``).
+- ``/static/...``: the page's stylesheet, scripts and nothing else (the cards are SVG symbols
+  inlined in the page).
+
+``examples`` and ``docs`` in this package are symlinks to the repository's directories, so
+the files exist once in the repository and are copied into a wheel as package data.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from typing import Any, cast
+
+from flask import Blueprint, Flask, Response, current_app, render_template, request
+from markupsafe import Markup
+
+from arbiter import __version__
+from arbiter.api.errors import Problem
+from arbiter.engine.cards import (
+    NOTATIONS,
+    Notation,
+    card_codes,
+    card_rank,
+    card_suit,
+    code_table,
+    format_suit,
+)
+from arbiter.engine.rulesets import RULESETS
+from arbiter.i18n import LANGS, Lang, Phrases, pick_lang
+from arbiter.web import documents
+from arbiter.web.strings import UI
+
+web = Blueprint(
+    "web",
+    __name__,
+    static_folder="static",
+    static_url_path="/static",
+    template_folder="templates",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    name: str
+    ruleset: str
+    description: str
+    file: Traversable
+
+
+class _Site:
+    """What the pages serve, computed on first use and kept for the app's lifetime."""
+
+    def __init__(self) -> None:
+        self._documents: dict[str, documents.Document] = {}
+
+    @cached_property
+    def examples(self) -> dict[str, Example]:
+        folder = files("arbiter.web") / "examples"
+        found = {}
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(".json"):
+                log = json.loads(entry.read_text(encoding="utf-8"))
+                found[entry.name] = Example(
+                    entry.name, log["ruleset"], log.get("description", ""), entry
+                )
+        return found
+
+    @cached_property
+    def page_data(self) -> Markup:
+        """The page script's data (rulesets, cards, words), as JSON safe inside ``<script>``."""
+        data = {
+            "version": __version__,
+            "strings": UI,
+            "rulesets": {name: r.to_dict() for name, r in RULESETS.items()},
+            "cards": {n: _card_table(cast(Notation, n)) for n in NOTATIONS},
+        }
+        return _script_json(data)
+
+    def document(self, name: str) -> documents.Document:
+        if name not in self._documents:
+            self._documents[name] = documents.render(name)
+        return self._documents[name]
+
+
+def _script_json(data: Any) -> Markup:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    # Inside <script type="application/json">: no "</script>" or "<!--" can close or open it.
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def _card_table(notation: Notation) -> dict[str, Any]:
+    """How the page reads and names the cards of one notation, from the engine's tables."""
+    codes = card_codes(notation)
+    return {
+        "inputs": {code: codes[card] for code, card in code_table(notation).items()},
+        "faces": {codes[c]: [card_rank(c), card_suit(c)] for c in range(40)},
+        "suits": [format_suit(s, notation) for s in range(4)],
+        "names": {
+            lang: {codes[c]: Phrases(lang, notation, ()).card(c) for c in range(40)}
+            for lang in LANGS
+        },
+        "suit_names": {
+            lang: [Phrases(lang, notation, ()).suit(s) for s in range(4)] for lang in LANGS
+        },
+    }
+
+
+def install(app: Flask) -> None:
+    """Register the pages on ``app``."""
+    app.extensions["arbiter.web"] = _Site()
+    app.register_blueprint(web)
+
+
+def _site() -> _Site:
+    site: _Site = current_app.extensions["arbiter.web"]
+    return site
+
+
+def page_lang() -> Lang:
+    """``?lang=es|en`` when given, else the browser's ``Accept-Language``."""
+    asked = request.args.get("lang")
+    if asked in LANGS:
+        return asked
+    return pick_lang(request.headers.get("Accept-Language"))
+
+
+def _page(template: str, lang: Lang, **context: Any) -> Response:
+    words = UI[lang]
+    html = render_template(
+        template,
+        lang=lang,
+        langs=LANGS,
+        t=words.__getitem__,
+        version=__version__,
+        **context,
+    )
+    response = Response(html, mimetype="text/html")
+    if "lang" not in request.args:
+        response.vary.add("Accept-Language")
+    return response
+
+
+@web.get("/")
+def referee() -> Response:
+    site = _site()
+    return _page(
+        "web/referee.html",
+        page_lang(),
+        page="referee",
+        examples=list(site.examples.values()),
+        page_data=site.page_data,
+    )
+
+
+@web.get("/docs/<any(rules, api):name>")
+def document(name: str) -> Response:
+    return _page("web/document.html", page_lang(), page=name, doc=_site().document(name))
+
+
+@web.get("/examples/<name>")
+def example(name: str) -> Response:
+    found = _site().examples.get(name)
+    if found is None:
+        raise Problem(404, "Not Found", f"No bundled example {name!r}.")
+    return Response(found.file.read_bytes(), mimetype="application/json")
