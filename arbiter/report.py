@@ -10,22 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from arbiter.engine.cards import card_codes, display_order, format_card, format_suit
+from arbiter.engine.cards import Notation, card_codes, display_order, format_card, format_suit
 from arbiter.engine.log import Header
 from arbiter.engine.match import Illegal, MatchState, MoveJudgement, Position, Ruling, Status
+from arbiter.engine.moves import PLAY, SING, TUTE, TUTE_OF, Move
+from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
-from arbiter.engine.state import (
-    EVENT_TYPES,
-    LAST_TRICK_BONUS,
-    PLAY,
-    SING,
-    TUTE,
-    TUTE_OF,
-    DealState,
-    Event,
-    IllegalCode,
-    Renuncio,
-)
+from arbiter.engine.setup import mano
+from arbiter.engine.state import LAST_TRICK_BONUS, DealState, IllegalCode, Renuncio, cante_points
 from arbiter.i18n import Lang, Phrases
 
 
@@ -131,21 +123,10 @@ def _phrases(header: Header, lang: Lang) -> Phrases:
     return Phrases(lang, header.notation, header.players)
 
 
-def move_dict(event: Event, notation: str) -> dict[str, Any]:
-    """An event as the JSON object of the log."""
-    kind, seat, arg = event
-    out: dict[str, Any] = {"type": EVENT_TYPES[kind], "seat": seat}
-    if kind == PLAY:
-        out["card"] = format_card(arg, notation)  # type: ignore[arg-type]
-    elif kind == SING:
-        out["suit"] = format_suit(arg, notation)  # type: ignore[arg-type]
-    elif kind == TUTE:
-        out["of"] = TUTE_OF[arg]
-    return out
-
-
-def _moves(state: DealState, notation: str, correct: int | None = None) -> list[dict[str, Any]]:
-    return [move_dict(m, notation) for m in state.legal_moves(correct)]
+def _moves(
+    state: DealState, notation: Notation, correct: int | None = None
+) -> list[dict[str, Any]]:
+    return [m.to_json(notation) for m in state.legal_moves(correct)]
 
 
 def _deal(
@@ -175,8 +156,8 @@ def _deal(
         )
     body: dict[str, Any] = {
         "dealer": state.dealer,
-        "mano": (state.dealer + 1) % state.players,
-        "trump": None if state.trump_suit is None else format_suit(state.trump, notation),
+        "mano": mano(state.dealer, state.players),
+        "trump": None if state.trump == NO_TRUMP else format_suit(state.trump, notation),
         "finished": state.over,
         "tricks": tricks,
         "cantes": [
@@ -251,7 +232,7 @@ def renuncio_message(v: Renuncio, state: DealState, words: Phrases) -> str:
         card=words.card(v.card),
         led=words.suit(v.led_suit),
         winning=words.card(v.winning),
-        trump="" if state.trump_suit is None else words.suit(state.trump),
+        trump="" if state.trump == NO_TRUMP else words.suit(state.trump),
         correct=words.cards(display_order(v.correct)),
     )
 
@@ -321,7 +302,7 @@ def _illegal(match: MatchState, words: Phrases) -> dict[str, Any] | None:
     }
 
 
-def _act(move: Event, words: Phrases) -> str:
+def _act(move: Move, words: Phrases) -> str:
     kind, _, arg = move
     if kind == PLAY:
         return words.text("act.play", card=words.card(arg))
@@ -333,12 +314,12 @@ def _act(move: Event, words: Phrases) -> str:
 
 
 def _illegal_message(
-    header: Header, state: DealState | None, code: IllegalCode, move: Event | None, words: Phrases
+    header: Header, state: DealState | None, code: IllegalCode, move: Move | None, words: Phrases
 ) -> str:
     if move is None:  # a deal given after the end of the match
         return words.text("illegal.match_over_deal")
     kind, seat, arg = move
-    trump = "" if state is None or state.trump_suit is None else words.suit(state.trump)
+    trump = "" if state is None or state.trump == NO_TRUMP else words.suit(state.trump)
     return words.text(
         f"illegal.{code.value}",
         name=words.name(seat),
@@ -352,15 +333,14 @@ def _illegal_message(
     )
 
 
-def _ok_message(move: Event, state: DealState | None, words: Phrases) -> str:
+def _ok_message(move: Move, state: DealState, words: Phrases) -> str:
     kind, seat, arg = move
     name = words.name(seat)
     if kind == PLAY:
         return words.text("ok.play", name=name, card=words.card(arg))
     if kind == SING:
-        points = 40 if state is not None and arg == state.trump else 20
+        points = cante_points(arg, state.trump)
         return words.text("ok.sing", name=name, suit=words.suit(arg), points=points)
     if kind == TUTE:
         return words.text("ok.tute", name=name, of=words.text(f"of.{TUTE_OF[arg]}"))
-    turned = state.stock[-1] if state is not None and state.stock else 0
-    return words.text("ok.exchange", name=name, card=words.card(turned))
+    return words.text("ok.exchange", name=name, card=words.card(state.stock[-1]))

@@ -13,7 +13,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any, NamedTuple
 
-from arbiter.engine.rulesets import Options, Ruleset
+from arbiter.engine.rulesets import Options, Ruleset, partner
 from arbiter.engine.state import DealState
 
 
@@ -51,7 +51,8 @@ def _sides(pairs: bool, players: int) -> tuple[tuple[int, ...], ...]:
 
 
 def side_of(ruleset: Ruleset, seat: int) -> tuple[int, ...]:
-    return (seat % 2, seat % 2 + 2) if ruleset.pairs else (seat,)
+    """The seats that share ``seat``'s points and outcome."""
+    return tuple(sorted((seat, partner(seat)))) if ruleset.pairs else (seat,)
 
 
 def _split(players: int, winners: set[int], reason: Reason) -> Outcome:

@@ -2,7 +2,7 @@
 
 :class:`DealState` is the referee's table: the hands (int bitmasks), the stock, the trick on the
 table, who acts, the tricks taken, the cantes, the renuncios seen. Events come in as
-:class:`Event` tuples and are either applied or refused with an :class:`IllegalCode`
+:class:`Move` tuples and are either applied or refused with an :class:`IllegalCode`
 (docs/rules.md §8). A play that breaks an obligation is *applied* and recorded as a
 :class:`Renuncio`: the card is on the table and the deal goes on.
 
@@ -29,23 +29,22 @@ from arbiter.engine.cards import (
     pack_mask,
     rank_mask,
 )
-from arbiter.engine.obligations import NO_TRUMP, Obligation, broken_obligation, correct_plays
-from arbiter.engine.rulesets import Options, Ruleset
-from arbiter.engine.setup import DealSetup
+from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move
+from arbiter.engine.obligations import Obligation, broken_obligation, correct_plays
+from arbiter.engine.rulesets import Options, Ruleset, partner
+from arbiter.engine.setup import DealSetup, mano
 
-PLAY, SING, TUTE, EXCHANGE = 0, 1, 2, 3
-EVENT_TYPES = ("play", "sing", "tute", "exchange")
-TUTE_OF = ("kings", "horses")
-LAST_TRICK_BONUS = 10
+#: "Diez de últimas": the winner of the last trick scores 10.
+LAST_TRICK_BONUS: Final = 10
+#: "Las cuarenta": a cante in trumps, and the first call of a deal (which sets trump).
+LAS_CUARENTA: Final = 40
+#: "Las veinte": a cante in another suit, and every later call.
+LAS_VEINTE: Final = 20
 
 
-class Event(NamedTuple):
-    """One entry of a deal's log. ``arg`` is the card (play), suit (sing), 0 = kings /
-    1 = horses (tute), or -1 (exchange)."""
-
-    kind: int
-    seat: int
-    arg: int = -1
+def cante_points(suit: int, trump: int) -> int:
+    """What a cante declared in ``suit`` scores while ``trump`` is trump."""
+    return LAS_CUARENTA if suit == trump else LAS_VEINTE
 
 
 class IllegalCode(StrEnum):
@@ -169,9 +168,8 @@ class DealState:
         self.hands = list(setup.hands)
         self.stock = list(setup.stock)
         self.stock_pos = 0
-        trump = setup.trump
-        self.trump = NO_TRUMP if trump is None else trump
-        self.turn = self.leader = (setup.dealer + 1) % players
+        self.trump = setup.trump
+        self.turn = self.leader = mano(setup.dealer, players)
         self.trick: list[tuple[int, Card]] = []
         self.led_suit = self.win_card = self.win_seat = -1
         self.strict = not ruleset.stock
@@ -207,10 +205,6 @@ class DealState:
     # --- queries -------------------------------------------------------------------------
 
     @property
-    def trump_suit(self) -> int | None:
-        return None if self.trump == NO_TRUMP else self.trump
-
-    @property
     def stock_left(self) -> int:
         return len(self.stock) - self.stock_pos
 
@@ -226,7 +220,7 @@ class DealState:
         hand = self.hands[seat]
         if not self.trick or not self.strict:
             return hand
-        relieved = self.relief and self.win_seat == (seat + 2) % 4
+        relieved = self.relief and self.win_seat == partner(seat)
         return correct_plays(
             hand, self.led_suit, self.win_card, self.trump, relieved, self.must_trump
         )
@@ -239,7 +233,7 @@ class DealState:
         broken = broken_obligation(card, self.hands[seat], self.led_suit, self.trump)
         return broken, correct
 
-    def check(self, event: Event) -> IllegalCode | None:
+    def check(self, event: Move) -> IllegalCode | None:
         """Why ``event`` cannot be applied now, or None. Does not change the state."""
         if self.over:
             return IllegalCode.DEAL_OVER
@@ -297,7 +291,7 @@ class DealState:
             return IllegalCode.SEVEN_NOT_HELD
         return None
 
-    def legal_moves(self, correct: int | None = None) -> list[Event]:
+    def legal_moves(self, correct: int | None = None) -> list[Move]:
         """Every move open to the seat to act: correct plays, then declarations. ``correct`` is
         :meth:`correct_mask` of that seat when the caller has it already."""
         if self.over:
@@ -305,18 +299,18 @@ class DealState:
         seat = self.turn
         if correct is None:
             correct = self.correct_mask(seat)
-        moves = [Event(PLAY, seat, c) for c in display_order(correct)]
+        moves = [Move(PLAY, seat, c) for c in display_order(correct)]
         if self.trick:
             return moves
-        declarations = [Event(SING, seat, s) for s in range(4)]
-        declarations += [Event(TUTE, seat, of) for of in (0, 1)]
-        declarations.append(Event(EXCHANGE, seat))
+        declarations = [Move(SING, seat, s) for s in range(4)]
+        declarations += [Move(TUTE, seat, of) for of in (0, 1)]
+        declarations.append(Move(EXCHANGE, seat))
         moves += [d for d in declarations if self.check(d) is None]
         return moves
 
     # --- events --------------------------------------------------------------------------
 
-    def apply(self, event: Event, index: int) -> IllegalCode | None:
+    def apply(self, event: Move, index: int) -> IllegalCode | None:
         """Apply the ``index``-th event of the deal, or return why it is illegal (no change).
 
         Plays are the hot path of every replay: the checks of :meth:`check`, the verdict of
@@ -343,7 +337,7 @@ class DealState:
                 # A card of the suit led that takes the trick, or any card of the suit led once
                 # a trump wins a non-trump lead, is always correct: no need for the full set.
                 if suit != led or not (takes or win // 10 != led):
-                    relieved = self.relief and self.win_seat == (seat + 2) % 4
+                    relieved = self.relief and self.win_seat == partner(seat)
                     correct = correct_plays(hand, led, win, self.trump, relieved, self.must_trump)
                     if not correct & bit:
                         self._renuncio(seat, card, hand, correct, index)
@@ -364,7 +358,7 @@ class DealState:
         self.events_applied += 1
         return None
 
-    def _declare(self, event: Event, index: int) -> IllegalCode | None:
+    def _declare(self, event: Move, index: int) -> IllegalCode | None:
         code = self.check(event)
         if code is not None:
             return code
@@ -439,14 +433,14 @@ class DealState:
         for _, suit in sorted(pairs):
             first = self.calls == 0
             self.calls += 1
-            value = 40 if first else 20
+            value = LAS_CUARENTA if first else LAS_VEINTE
             if first:
                 self.trump = suit  # from the next trick on: this one is already decided
             self.cante_points[winner] += value
             self.cantes.append(Cante(winner, suit, value, trick))
 
     def _sing(self, seat: int, suit: int) -> None:
-        value = 40 if suit == self.trump else 20
+        value = cante_points(suit, self.trump)
         self.sung |= 1 << suit
         self.cantes_this_lead += 1
         self.cante_points[seat] += value
@@ -482,11 +476,8 @@ class DealState:
     def copy(self) -> DealState:
         """An independent copy, for speculative moves. Records already appended (tricks,
         cantes...) are immutable tuples and are shared."""
-        other = DealState.__new__(DealState)
-        other.ruleset, other.options, other.players = self.ruleset, self.options, self.players
-        other.must_trump, other.relief = self.must_trump, self.relief
-        other.calls_in_trick, other.call_masks = self.calls_in_trick, self.call_masks
-        other.total_tricks, other.trick_mask = self.total_tricks, self.trick_mask
+        other = DealState(self.ruleset, self.options, self.players, _blank(self.players))
+        other.trick_mask = self.trick_mask
         other.dealer, other.hands = self.dealer, self.hands.copy()
         other.stock, other.stock_pos = self.stock.copy(), self.stock_pos
         other.trump, other.turn, other.leader = self.trump, self.turn, self.leader
@@ -559,8 +550,7 @@ class DealState:
         expected = len(POSITION_FIELDS) + (len(HISTORY_FIELDS) if history else 0)
         if len(fields) != expected:
             raise ValueError(f"{len(fields)} fields, expected {expected}")
-        state = cls.__new__(cls)
-        state._derive(ruleset, options, players)
+        state = cls(ruleset, options, players, _blank(players))
         (
             state.dealer,
             hands,
@@ -655,6 +645,11 @@ DERIVED_FIELDS: Final = (
     "total_tricks",
     "trick_mask",
 )
+
+
+def _blank(players: int) -> DealSetup:
+    """A setup for a state whose every field is about to be set from elsewhere."""
+    return DealSetup(0, (0,) * players, (), None)
 
 
 def _pairs_bytes(pairs: Sequence[tuple[int, Card]]) -> bytes:
