@@ -9,32 +9,29 @@ from __future__ import annotations
 from typing import Any
 
 import arbiter
+from tests import reference
+from tests.reference import RANKS, STRENGTH, SUITS, rank, suit
 
-SUITS = "OCEB"
-RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-ORDER = (2, 4, 5, 6, 7, 10, 11, 12, 3, 1)  # trick order of docs/rules.md §1, low -> high
+# RANKS, SUITS, rank and suit are the reference's, offered here with the builders.
+__all__ = [
+    "NAMES", "RANKS", "SUITS", "beats", "deal_2p", "exchange", "exhausted_2p", "fill",
+    "hands_2p", "illegal_code", "log_of", "moves", "pack", "play", "rank", "run", "sing",
+    "suit", "tute",
+]  # fmt: skip
+
 NAMES = ("ana", "bea", "carla", "dani", "eva")
 
 # --- building logs -------------------------------------------------------------------------
 
 
-def rank(code: str) -> int:
-    return int(code[:-1])
-
-
-def suit(code: str) -> str:
-    return code[-1]
-
-
 def beats(card: str, winning: str, trump: str | None) -> bool:
-    """Whether ``card`` takes the trick from ``winning`` (docs/rules.md §2)."""
-    if suit(card) == suit(winning):
-        return ORDER.index(rank(card)) > ORDER.index(rank(winning))
-    return suit(card) == trump
+    """Whether the card coded ``card`` takes the trick from ``winning`` (docs/rules.md §2)."""
+    return reference.beats(reference.card(card), reference.card(winning), trump)
 
 
 def pack(removed: int | None = None) -> list[str]:
-    return [f"{r}{s}" for s in SUITS for r in RANKS if r != removed]
+    """The codes of the 40-card pack without rank ``removed``, by suit then rank."""
+    return reference.codes(reference.pack(removed))
 
 
 def play(seat: int, card: str) -> dict[str, Any]:
@@ -77,7 +74,7 @@ def fill(
     def allowed(card: str) -> list[int]:
         return [s for s in range(n) if suit(card) not in avoid.get(s, "")]
 
-    rest.sort(key=lambda c: (len(allowed(c)), ORDER.index(rank(c)), SUITS.index(suit(c))))
+    rest.sort(key=lambda c: (len(allowed(c)), STRENGTH[rank(c)], SUITS.index(suit(c))))
     left = []
     for card in rest:
         seats = [s for s in allowed(card) if len(hands[s]) < size]
@@ -165,6 +162,39 @@ def deal_2p(
             stock[stock.index(took)] = seven
         stock[-1] = took
     return {"dealer": dealer, "hands": hands, "stock": stock, "events": events}
+
+
+def exhausted_2p(
+    final0: str, final1: str, last_pair: tuple[str, str] | None = None
+) -> dict[str, Any]:
+    """A tute-2p deal (dealer 1, ana leads) whose first 12 tricks all go to ana and empty the
+    stock, after which ana holds ``final0`` and bea ``final1``; the last card of ``final1`` is
+    the turned card (trump). ``last_pair`` is the 12th trick (lead, follow), if given."""
+    f0, f1 = final0.split(), final1.split()
+    assert len(f0) == len(f1) == 8
+    trump = f1[-1][-1]
+    pool = [c for c in pack() if c not in f0 and c not in f1]
+    if last_pair:
+        pool = [c for c in pool if c not in last_pair]
+
+    def power(card: str) -> tuple[bool, int]:
+        return (suit(card) == trump, STRENGTH[rank(card)])
+
+    pool.sort(key=power, reverse=True)
+    half = len(pool) // 2
+    pairs = list(zip(pool[:half], pool[half:], strict=True))
+    if last_pair:
+        pairs.append(last_pair)
+    assert len(pairs) == 12
+    for lead, follow in pairs:  # ana must win every trick for the draws to be as planned
+        assert not beats(follow, lead, trump), (lead, follow)
+    leads, follows = [p[0] for p in pairs], [p[1] for p in pairs]
+    stock: list[str] = []
+    for t in range(12):  # the trick winner (ana) draws first
+        stock.append(leads[8 + t] if t < 4 else f0[t - 4])
+        stock.append(follows[8 + t] if t < 4 else f1[t - 4])
+    events = [e for lead, follow in pairs for e in (play(0, lead), play(1, follow))]
+    return {"dealer": 1, "hands": [leads[:8], follows[:8]], "stock": stock, "events": events}
 
 
 def run(log: dict[str, Any], lang: str = "en") -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Card codes, trick order and points (docs/rules.md §1).
 
-Expected values are written out by hand from the tables of docs/rules.md, never read back from the
-engine: a card is identified here by its (rank, suit) through ``make_card``, and codes, orders
-and points are checked against literal tables.
+Expected values come from the tables of docs/rules.md as :mod:`tests.reference` writes them out,
+never read back from the engine: a card is identified here by its (rank, suit) through
+``make_card``, and codes, orders and points are checked against those literal tables. The
+engine's suit numbers (oros 0 ... bastos 3) are written out here.
 """
 
 from __future__ import annotations
@@ -28,19 +29,18 @@ from arbiter.engine.cards import (
 from arbiter.engine.errors import ArbiterError, CardCodeError, LogError
 from arbiter.engine.obligations import NO_TRUMP, beats
 from arbiter.simulate import random_log
+from tests import reference
+from tests.reference import POINTS as POINTS_TABLE
+from tests.reference import RANKS, SUITS, TRICK_ORDER
 
 OROS, COPAS, ESPADAS, BASTOS = 0, 1, 2, 3
 SPANISH_SUITS = {"O": OROS, "C": COPAS, "E": ESPADAS, "B": BASTOS}
-RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-#: docs/rules.md §1: trick order, highest first.
-TRICK_ORDER = (1, 3, 12, 11, 10, 7, 6, 5, 4, 2)
-#: docs/rules.md §1: card points.
-POINTS_TABLE = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2, 7: 0, 6: 0, 5: 0, 4: 0, 2: 0}
-FRENCH_RANKS = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "J": 10, "Q": 11, "K": 12}
-FRENCH_SUITS = {"D": OROS, "H": COPAS, "S": ESPADAS, "C": BASTOS}
-FRENCH_SYMBOLS = {"♦": OROS, "♥": COPAS, "♠": ESPADAS, "♣": BASTOS}
+#: French rank letters -> rank, French suit letters and symbols -> the engine's suit.
+FRENCH_RANKS = {reference.FRENCH_RANKS[r]: r for r in RANKS}
+FRENCH_SUITS = {reference.FRENCH_SUITS[s]: SPANISH_SUITS[s] for s in SUITS}
+FRENCH_SYMBOLS = {reference.FRENCH_SYMBOLS[s]: SPANISH_SUITS[s] for s in SUITS}
 
-ALL_SPANISH = [f"{r}{s}" for s in "OCEB" for r in RANKS]
+ALL_SPANISH = reference.codes(reference.pack())
 
 
 # --- Spanish codes ---------------------------------------------------------------------------
@@ -260,12 +260,8 @@ def test_log_codes_are_case_insensitive_and_answers_canonical() -> None:
 
 
 def test_french_log_answers_in_french() -> None:
-    spanish_to_french = {"1": "A", "10": "J", "11": "Q", "12": "K"}
-    suit_to_french = {"O": "D", "C": "H", "E": "S", "B": "C"}
-
     def fr(code: str) -> str:
-        rank, suit = code[:-1], code[-1]
-        return spanish_to_french.get(rank, rank) + suit_to_french[suit]
+        return reference.code(reference.card(code), "french")
 
     h0 = ["1O", "3O", "12C", "11E", "10B", "7B", "6B", "5B"]
     h1 = ["4O", "5O", "6O", "7O", "10O", "11O", "12O", "2O"]

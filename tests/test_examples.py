@@ -1,7 +1,8 @@
 """The example logs of examples/: each replays and shows what its README line says.
 
-The renuncios, the tute and the deal outcomes are re-derived here from docs/rules.md with a small
-independent walk of the logs (plain card codes, no engine code), then compared with the referee.
+The renuncios, the tute and the deal outcomes are re-derived from docs/rules.md by the reference
+referee of :mod:`tests.reference` (plain cards, no engine code), walking each log event by
+event, then compared with the referee.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any
 import pytest
 
 import arbiter
+from tests import reference
+from tests.reference import Card, beats, broken_obligation, card, correct_plays
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ALL = sorted(p.name for p in EXAMPLES.glob("*.json"))
@@ -28,166 +31,48 @@ def body(name: str) -> dict[str, Any]:
     return arbiter.replay(load(name)).to_dict()
 
 
-# --- the rules, straight from docs/rules.md ------------------------------------------------------
-
-#: §1: trick order, high to low, and card points.
-TRICK_ORDER = [1, 3, 12, 11, 10, 7, 6, 5, 4, 2]
-POINTS = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2}
-#: §1: French ranks and suits for "notation": "french".
-FRENCH_RANK = {"A": 1, "J": 10, "Q": 11, "K": 12}
-FRENCH_SUIT = {"D": "O", "H": "C", "S": "E", "C": "B"}
-#: §6: cards per hand by ruleset and players; the rank removed from the pack.
-HAND_SIZE = {
-    ("tute-2p", 2): 8,
-    ("tute-3p", 3): 12,
-    ("tute-4p", 4): 10,
-    ("tute-cabron", 3): 12,
-    ("tute-gana-pierde", 3): 12,
-    ("tute-gana-pierde", 4): 10,
-    ("tute-gana-pierde", 5): 8,
-}
-REMOVED = {("tute-3p", 3): 2, ("tute-cabron", 3): 2, ("tute-gana-pierde", 3): 1}
-CALLS = ("tute-cabron", "tute-gana-pierde")
-
-
-def card(code: str, notation: str = "spanish") -> tuple[int, str]:
-    """A code → (rank, Spanish suit letter)."""
-    rank, suit = code[:-1].upper(), code[-1].upper()
-    if notation == "french":
-        return FRENCH_RANK.get(rank) or int(rank), FRENCH_SUIT[suit]
-    return int(rank), suit
-
-
-def stronger(a: tuple[int, str], b: tuple[int, str]) -> bool:
-    """Same suit: ``a`` above ``b`` in trick order."""
-    return TRICK_ORDER.index(a[0]) < TRICK_ORDER.index(b[0])
-
-
-def beats(a: tuple[int, str], b: tuple[int, str], trump: str | None) -> bool:
-    if a[1] == b[1]:
-        return stronger(a, b)
-    return a[1] == trump
-
-
-def winning(trick: list[tuple[int, tuple[int, str]]], trump: str | None) -> tuple[int, Any]:
-    seat, best = trick[0]
-    for s, c in trick[1:]:
-        if beats(c, best, trump):
-            seat, best = s, c
-    return seat, best
-
-
-def correct_plays(hand: set[Any], trick: list[Any], trump: str | None) -> set[Any]:
-    """§3 with the default options: asistir+montar, else fallar+pisar, else anything."""
-    if not trick:
-        return set(hand)
-    led = trick[0][1][1]
-    _, win = winning(trick, trump)
-    follow = {c for c in hand if c[1] == led}
-    if follow:
-        if win[1] != led:  # a trump wins a non-trump lead: any card of the suit led
-            return follow
-        return {c for c in follow if stronger(c, win)} or follow
-    trumps = {c for c in hand if c[1] == trump}
-    if trump is None or not trumps:
-        return set(hand)
-    if win[1] == trump:
-        return {c for c in trumps if stronger(c, win)} or trumps
-    return trumps
-
-
-def first_broken(played: tuple[int, str], hand: set[Any], trick: list[Any], trump: str | None):
-    led = trick[0][1][1]
-    if any(c[1] == led for c in hand):
-        return "asistir" if played[1] != led else "montar"
-    return "fallar" if played[1] != trump else "pisar"
+# --- a walk of a log by the reference referee ---------------------------------------------------
 
 
 @dataclass
 class Moment:
-    """The table just before event ``index``: hands, trick on the table, trump, who acts."""
+    """The table just before event ``index``: hands, trick on the table, trump, who acts and
+    the plays correct for them (docs/rules.md §3 with the log's options)."""
 
     index: int
     event: dict[str, Any]
-    hands: list[set[tuple[int, str]]]
-    trick: list[tuple[int, tuple[int, str]]]
+    hands: list[set[Card]]
+    trick: list[reference.Play]
     trump: str | None
     turn: int
     strict: bool
     tricks_done: int
     last_winner: int | None
+    correct: set[Card]
 
 
 @dataclass
 class Walk:
+    deal: reference.Deal
     moments: list[Moment] = field(default_factory=list)
-    tricks_won: list[int] = field(default_factory=list)
-    card_points: list[int] = field(default_factory=list)
-    last_winner: int | None = None
 
 
 def walk(log: dict[str, Any], d: int) -> Walk:
-    """Replay deal ``d`` of ``log`` by hand (stops at the first event it cannot apply)."""
-    ruleset, n = log["ruleset"], len(log["players"])
+    """Replay deal ``d`` of ``log`` by the reference (stops at the first illegal event)."""
     notation = log.get("notation", "spanish")
-    deal = log["deals"][d]
-    dealer = deal.get("dealer", (n - 1 + d) % n)
-    size = HAND_SIZE[(ruleset, n)]
-    mano = (dealer + 1) % n
-    if "deck" in deal:
-        deck = [card(c, notation) for c in deal["deck"]]
-        hands: list[set[Any]] = [set() for _ in range(n)]
-        for i, c in enumerate(deck[: size * n]):
-            hands[(mano + i) % n].add(c)
-        stock = deck[size * n :] if ruleset == "tute-2p" else []
-        shown = deck[-1]
-    else:
-        hands = [{card(c, notation) for c in h} for h in deal["hands"]]
-        stock = [card(c, notation) for c in deal.get("stock", [])]
-        shown = stock[-1] if stock else card(deal.get("trump_card", "1O"), "spanish")
-        if "trump_card" in deal:
-            shown = card(deal["trump_card"], notation)
-    trump = None if ruleset in CALLS else shown[1]
-    out = Walk(tricks_won=[0] * n, card_points=[0] * n)
-    turn, trick, strict, calls, done = mano, [], ruleset != "tute-2p", 0, 0
-    for j, ev in enumerate(deal["events"]):
+    out = Walk(reference.deal_of(log, d))
+    deal = out.deal
+    for j, ev in enumerate(log["deals"][d]["events"]):
+        turn = deal.turn()
         out.moments.append(
-            Moment(j, ev, [set(h) for h in hands], list(trick), trump, turn, strict, done,
-                   out.last_winner)
+            Moment(j, ev, [set(h) for h in deal.hands], list(deal.trick), deal.trump, turn,
+                   deal.strict, len(deal.tricks), deal.last_winner,
+                   set() if deal.over else deal.correct(turn))
         )  # fmt: skip
-        if ev["type"] == "exchange":
-            seven = (7, trump)
-            hands[ev["seat"]].remove(seven)
-            hands[ev["seat"]].add(stock[-1])
-            stock[-1] = seven
-        if ev["type"] != "play":
-            continue
-        if ev["seat"] != turn:
+        event = reference.event_of(ev, notation)
+        if deal.illegal(*event) is not None:
             break
-        c = card(ev["card"], notation)
-        hands[turn].remove(c)
-        trick.append((turn, c))
-        turn = (turn + 1) % n
-        if len(trick) < n:
-            continue
-        winner, _ = winning(trick, trump)
-        cards = [c for _, c in trick]
-        out.tricks_won[winner] += 1
-        out.card_points[winner] += sum(POINTS.get(r, 0) for r, _ in cards)
-        if ruleset in CALLS:
-            for suit in sorted(
-                {s for _, s in cards if (11, s) in cards and (12, s) in cards},
-                key=lambda s: max(cards.index((11, s)), cards.index((12, s))),
-            ):
-                if calls == 0:
-                    trump = suit
-                calls += 1
-        for k in range(n):
-            if stock:
-                hands[(winner + k) % n].add(stock.pop(0))
-        strict = strict or not stock
-        trick, turn, done = [], winner, done + 1
-        out.last_winner = winner
+        deal.apply(*event, j)
     return out
 
 
@@ -205,7 +90,7 @@ STATUS = {
 
 def test_there_is_an_example_of_every_ruleset_and_player_count() -> None:
     seen = {(load(n)["ruleset"], len(load(n)["players"])) for n in ALL}
-    assert seen >= set(HAND_SIZE)
+    assert seen >= set(reference.TABLES)
     assert any(load(n).get("notation") == "french" for n in ALL)
     for n in ALL:
         assert set(load(n)["players"]) <= {"ana", "bea", "carlos", "dani", "eva"}
@@ -241,54 +126,20 @@ def finished_deals(name: str) -> Iterator[tuple[dict[str, Any], int, dict[str, A
 def test_points_and_tricks_match_a_hand_count(name: str) -> None:
     """Tricks and card points by hand; a deal played out holds the whole pack's points."""
     for log, d, deal in finished_deals(name):
-        mine = walk(log, d)
+        mine = walk(log, d).deal
         scores = deal["scores"]
-        assert [s["tricks"] for s in scores] == mine.tricks_won
-        assert [s["card_points"] for s in scores] == mine.card_points
+        n = len(log["players"])
+        assert [s["tricks"] for s in scores] == [mine.tricks_won(s) for s in range(n)]
+        assert [s["card_points"] for s in scores] == [mine.card_points(s) for s in range(n)]
         for s in scores:
             assert s["total"] == s["card_points"] + s["cantes"] + s["last_trick"]
         if deal["outcome"]["reason"] != "tute":
-            n = len(log["players"])
-            removed = REMOVED.get((log["ruleset"], n))
-            pack = 120 - (4 * POINTS.get(removed, 0) if removed else 0)
+            pack = reference.pack_points(log["ruleset"], n)
             assert sum(s["card_points"] for s in scores) == pack
             assert [s["last_trick"] for s in scores] == [
                 10 if s == mine.last_winner else 0 for s in range(n)
             ]
             assert sum(c["points"] for c in deal["cantes"]) == sum(s["cantes"] for s in scores)
-
-
-def expected_outcome(ruleset: str, totals: list[int], tricks: list[int], last: int):
-    """§6 deal outcomes of a deal with no renuncio and no tute, from the scores alone."""
-    n = len(totals)
-    everyone = set(range(n))
-    if ruleset == "tute-4p":
-        sides = [totals[0] + totals[2], totals[1] + totals[3]]
-        if sides[0] == sides[1]:
-            return {last % 2, last % 2 + 2}, "last_trick"
-        best = 0 if sides[0] > sides[1] else 1
-        return {best, best + 2}, "points"
-    if ruleset in ("tute-2p", "tute-3p"):
-        top = [s for s in everyone if totals[s] == max(totals)]
-        if len(top) == 1:
-            return set(top), "points"
-        return ({last}, "last_trick") if last in top else (set(top), "tie")
-    tied = {s for s in everyone if totals.count(totals[s]) > 1}
-    no_trick = {s for s in everyone if tricks[s] == 0}
-    if ruleset == "tute-cabron":
-        if no_trick:
-            return everyone - no_trick, "no_tricks"
-        over = {s for s in everyone if totals[s] > 100}
-        if over:
-            return everyone - over, "over_100"
-        if tied:
-            return everyone - tied, "tied"
-        middle = sorted(everyone, key=totals.__getitem__)[1:-1]
-        return everyone - set(middle), "middle"
-    if no_trick:
-        return everyone - no_trick, "no_tricks"
-    extremes = {totals.index(max(totals)), totals.index(min(totals))}
-    return extremes - tied, "tied" if tied else "extremes"
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -300,9 +151,11 @@ def test_outcomes_follow_the_rules(name: str) -> None:
         assert not deal["violations"]
         totals = [s["total"] for s in deal["scores"]]
         tricks = [s["tricks"] for s in deal["scores"]]
-        last = walk(log, d).last_winner
+        last = walk(log, d).deal.last_winner
         assert last is not None
-        winners, reason = expected_outcome(log["ruleset"], totals, tricks, last)
+        n, opts = len(totals), reference.options(log)
+        expected = reference.outcome(log["ruleset"], n, opts, totals, tricks, last, None)
+        winners, reason = set(expected["winners"]), expected["reason"]
         assert (set(out["winners"]), out["reason"]) == (winners, reason)
         assert set(out["losers"]) == set(range(len(totals))) - winners
 
@@ -322,11 +175,11 @@ def test_every_renuncio_and_only_renuncios_are_flagged(name: str) -> None:
                 break
             played = card(m.event["card"], notation)
             hand = m.hands[m.turn]
-            ok = correct_plays(hand, m.trick, m.trump)
+            ok = m.correct
             if played not in ok:
                 flagged[m.index] = (
                     m.turn,
-                    first_broken(played, hand, m.trick, m.trump),
+                    broken_obligation(hand, m.trick, m.trump, played),
                     sorted(ok),
                 )
         got = {
@@ -385,7 +238,7 @@ def test_2p_renuncio_by_hand() -> None:
     assert (1, "B") in hand
     copas = {c for c in hand if c[1] == "C"}
     assert copas == {(1, "C"), (11, "C")}  # she held the suit led...
-    assert {c for c in copas if stronger(c, (3, "C"))} == {(1, "C")}  # ...and the as beats the 3
+    assert {c for c in copas if beats(c, (3, "C"), "C")} == {(1, "C")}  # ...and the as beats the 3
     deal = body(MATCH_2P)["deals"][2]
     (v,) = deal["violations"]
     assert (v["event"], v["seat"], v["card"], v["kind"]) == (30, 1, "1B", "renuncio")
@@ -405,7 +258,7 @@ def test_2p_tute_by_hand() -> None:
     assert events[-1] == {"type": "tute", "seat": 1, "of": "horses"}
     m = moment(log, 4, len(events) - 1)
     assert m.trick == [] and m.turn == 1 and m.last_winner == 1  # on lead
-    assert {(11, s) for s in "OCEB"} <= m.hands[1]
+    assert {(11, s) for s in reference.SUITS} <= m.hands[1]
     deal = body(MATCH_2P)["deals"][4]
     assert len(deal["tricks"]) == m.tricks_done == 7  # the deal ended at once
     assert deal["finished"] is True
@@ -458,20 +311,13 @@ def test_4p_in_progress() -> None:
     assert out["deals"][0]["outcome"] is None and out["deals"][0]["finished"] is False
     assert out["next"]["seat"] == 3 and out["next"]["player"] == "dani"
     # dani's correct plays, by §3: bastos led by the as, no bastos can beat it.
-    hands, trick = walk_after(log)
+    deal = walk(log, len(log["deals"]) - 1).deal  # after the last event
+    hands, trick = deal.hands, deal.trick
     assert [c for _, c in trick] == [(1, "B"), (11, "B")]
     ok = correct_plays(hands[3], trick, "C")
     assert ok == {(3, "B"), (10, "B")}
     moves = [(mv["type"], mv["seat"], mv["card"]) for mv in out["next"]["legal_moves"]]
     assert sorted(moves) == [("play", 3, "10B"), ("play", 3, "3B")]
-
-
-def walk_after(log: dict[str, Any]) -> tuple[list[set[Any]], list[Any]]:
-    """Hands and trick after the last event of the last deal (one more dummy step)."""
-    padded = json.loads(json.dumps(log))
-    padded["deals"][-1]["events"].append({"type": "sing", "seat": 0, "suit": "O"})
-    m = walk(padded, len(log["deals"]) - 1).moments[-1]
-    return m.hands, m.trick
 
 
 def test_cabron_match_to_loser_target() -> None:

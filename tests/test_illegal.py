@@ -2,7 +2,8 @@
 
 Each code is produced through ``arbiter.replay`` (status ``invalid``, ``illegal`` = {deal, event,
 code, message}, ``deals`` showing the play up to that event) and through ``arbiter.validate``
-(verdict ``illegal`` with the code). Positions are built with exact hands (helpers below).
+(verdict ``illegal`` with the code). Positions are built with exact hands (helpers below);
+random positions are judged against the reference referee of :mod:`tests.reference`.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ import pytest
 import arbiter
 from arbiter.engine.errors import LogError
 from arbiter.simulate import random_log
+from tests import reference
+from tests.hand_built import exhausted_2p, pack
+from tests.reference import SUITS
 
-SUITS = "OCEB"
-RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-STRENGTH = {r: i for i, r in enumerate((2, 4, 5, 6, 7, 10, 11, 12, 3, 1))}
-PACK40 = [f"{r}{s}" for s in SUITS for r in RANKS]
-PACK36 = [c for c in PACK40 if not c.startswith("2")]  # without the 2s
+PACK40 = pack()
+PACK36 = pack(2)  # without the 2s
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -113,23 +114,6 @@ def finish(log: dict[str, Any]) -> dict[str, Any]:
         moves = [m for m in out["next"]["legal_moves"] if m["type"] == "play"]
         log["deals"][-1]["events"].append(moves[0])
     raise AssertionError("the deal did not finish")
-
-
-def exhausted_2p(final0: str, final1: str) -> dict[str, Any]:
-    """A tute-2p deal (dealer 1, ana leads) whose first 12 tricks all go to ana and empty the
-    stock; then ana holds ``final0`` and bea ``final1`` (its last card is the turned card)."""
-    f0, f1 = final0.split(), final1.split()
-    trump = f1[-1][-1]
-    pool = [c for c in PACK40 if c not in f0 and c not in f1]
-    pool.sort(key=lambda c: (c[-1] == trump, STRENGTH[int(c[:-1])]), reverse=True)
-    leads, follows = pool[:12], pool[12:]
-    stock: list[str] = []
-    for t in range(12):  # ana wins every trick and draws first
-        stock.append(leads[8 + t] if t < 4 else f0[t - 4])
-        stock.append(follows[8 + t] if t < 4 else f1[t - 4])
-    events = [e for lead, follow in zip(leads, follows, strict=True)
-              for e in (play(0, lead), play(1, follow))]  # fmt: skip
-    return {"dealer": 1, "hands": [leads[:8], follows[:8]], "stock": stock, "events": events}
 
 
 # tute-2p, trump bastos (turned 4B). ana holds rey and caballo of oros and copas, bea the seven
@@ -591,130 +575,16 @@ def test_unfinished_last_deal_is_in_progress() -> None:
     assert out["next"]["seat"] == 0
 
 
-# --- differential check: an independent judge of §8 and the precedence of docs/api.md -----------
-
-_SUIT_LETTERS = "OCEB"
+# --- differential check: the reference judge of §8 and the precedence of docs/api.md -------------
 
 
-class _Ref:
-    """A reference table for one deal: hands, stock, turn, trick, cantes (docs/rules.md §2, §4)."""
-
-    def __init__(self, log: dict[str, Any]) -> None:
-        self.ruleset = log["ruleset"]
-        self.options = log.get("options") or {}
-        deal = log["deals"][0]
-        self.n = len(log["players"])
-        self.hands = [set(h) for h in deal["hands"]]
-        self.stock = list(deal.get("stock", []))
-        self.trump: str | None = None  # cabrón, gana-pierde: until the first call
-        if self.stock:
-            self.trump = self.stock[-1][-1]
-        elif "trump_card" in deal:
-            self.trump = deal["trump_card"][-1]
-        self.turn = (deal["dealer"] + 1) % self.n
-        self.trick: list[tuple[int, str]] = []
-        self.last_winner = -1
-        self.sung: set[str] = set()
-        self.this_lead = 0
-        self.tricks = 0
-        self.total = sum(len(h) for h in self.hands) // self.n + len(self.stock) // self.n
-        self.over = False
-        for event in deal["events"]:
-            assert self.code(event) is None
-            self.apply(event)
-
-    def win(self) -> int:
-        led = self.trick[0][1][-1]
-        pool = [p for p in self.trick if p[1][-1] == self.trump] or [
-            p for p in self.trick if p[1][-1] == led
-        ]
-        return max(pool, key=lambda p: STRENGTH[int(p[1][:-1])])[0]
-
-    def apply(self, event: dict[str, Any]) -> None:
-        kind, seat = event["type"], event["seat"]
-        if kind == "play":
-            self.hands[seat].discard(event["card"])
-            self.trick.append((seat, event["card"]))
-            if len(self.trick) < self.n:
-                self.turn = (seat + 1) % self.n
-                return
-            winner = self.win()
-            cards = {c for _, c in self.trick}
-            if self.ruleset in ("tute-cabron", "tute-gana-pierde") and self.trump is None:
-                # the first call (rey + caballo in one trick) fixes trump for the next tricks
-                calls = [s for s in _SUIT_LETTERS if {f"11{s}", f"12{s}"} <= cards]
-                if calls:
-                    order = [c for _, c in self.trick]
-                    self.trump = min(
-                        calls, key=lambda s: max(order.index(f"11{s}"), order.index(f"12{s}"))
-                    )
-            for k in range(self.n if self.stock else 0):
-                self.hands[(winner + k) % self.n].add(self.stock.pop(0))
-            self.trick, self.turn, self.last_winner, self.this_lead = [], winner, winner, 0
-            self.tricks += 1
-            self.over = self.tricks == self.total
-        elif kind == "sing":
-            self.sung.add(event["suit"])
-            self.this_lead += 1
-        elif kind == "tute":
-            self.over = True
-        else:
-            seven = f"7{self.trump}"
-            self.hands[seat].discard(seven)
-            self.hands[seat].add(self.stock[-1])
-            self.stock[-1] = seven
-
-    def code(self, event: dict[str, Any]) -> str | None:
-        if self.over:
-            return "deal_over"
-        kind, seat = event["type"], event["seat"]
-        declared = self.ruleset in ("tute-2p", "tute-3p", "tute-4p")
-        on_lead = seat == self.turn and not self.trick
-        hand = self.hands[seat]
-        if kind == "play":
-            if seat != self.turn:
-                return "out_of_turn"
-            return None if event["card"] in hand else "card_not_in_hand"
-        if kind == "sing":
-            suit = event["suit"]
-            checks = [
-                (not declared, "not_in_ruleset"),
-                (not on_lead, "not_on_lead"),
-                (self.last_winner != seat, "no_trick_won"),
-                (self.this_lead >= self.options.get("cantes_per_trick", 1),
-                 "cante_already_declared"),
-                (suit in self.sung, "suit_already_sung"),
-                (not {f"12{suit}", f"11{suit}"} <= hand, "pair_not_held"),
-            ]  # fmt: skip
-        elif kind == "tute":
-            rank = "12" if event["of"] == "kings" else "11"
-            checks = [
-                (not declared, "not_in_ruleset"),
-                (not on_lead, "not_on_lead"),
-                (self.options.get("tute_requires_trick_won", False)
-                 and self.last_winner != seat, "no_trick_won"),
-                (not {rank + s for s in _SUIT_LETTERS} <= hand, "tute_not_held"),
-            ]  # fmt: skip
-        else:
-            checks = [
-                (self.ruleset != "tute-2p", "not_in_ruleset"),
-                (not on_lead, "not_on_lead"),
-                (not self.stock, "no_stock"),
-                (self.options.get("exchange_requires_trick_won", False)
-                 and self.last_winner != seat, "no_trick_won"),
-                (f"7{self.trump}" not in hand, "seven_not_held"),
-            ]  # fmt: skip
-        return next((code for failed, code in checks if failed), None)
-
-
-def _candidate_moves(rng: Any, ref: _Ref) -> list[dict[str, Any]]:
+def _candidate_moves(rng: Any, deal: reference.Deal) -> list[dict[str, Any]]:
     moves: list[dict[str, Any]] = []
-    pack = PACK40
-    for seat in range(ref.n):
-        held = sorted(ref.hands[seat])
-        for card in rng.sample(pack, 2) + rng.sample(held, min(2, len(held))):
+    for seat in range(deal.n):
+        held = sorted(reference.codes(deal.hands[seat]))
+        for card in rng.sample(PACK40, 2) + rng.sample(held, min(2, len(held))):
             moves.append(play(seat, card))
-        moves += [sing(seat, s) for s in _SUIT_LETTERS]
+        moves += [sing(seat, s) for s in SUITS]
         moves += [tute(seat, "kings"), tute(seat, "horses"), exchange(seat)]
     return moves
 
@@ -741,9 +611,9 @@ def test_random_positions_against_a_reference_judge(
             ruleset, rng, players=players, options=options or None, declare_rate=0.6,
             renuncio_rate=0.1, finish_last=False, stop_after=rng.randrange(0, 45),
         )  # fmt: skip
-        ref = _Ref(log)
-        for move in _candidate_moves(rng, ref):
-            expected = ref.code(move)
+        deal = reference.played(log)
+        for move in _candidate_moves(rng, deal):
+            expected = deal.illegal(*reference.event_of(move))
             body = arbiter.validate(log, move).to_dict()
             assert body["code"] == expected, (move, body["message"])
             assert (body["verdict"] == "illegal") == (expected is not None)

@@ -3,7 +3,8 @@
 Two levels: the pure functions ``obligations.correct_plays`` / ``broken_obligation`` on hands
 given as card codes, and whole logs replayed through ``arbiter.replay`` / ``arbiter.validate``
 whose deals are built here with exact hands (helpers below). Every expected correct set and
-obligation name is derived by hand from docs/rules.md §3.
+obligation name is derived by hand from docs/rules.md §3; random games are compared with the
+reference referee of :mod:`tests.reference`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 import arbiter
-from arbiter.engine.cards import cards_of, format_card, parse_card
+from arbiter.engine.cards import cards_of, format_card, parse_card, parse_suit
 from arbiter.engine.obligations import (
     NO_TRUMP,
     Obligation,
@@ -24,12 +25,11 @@ from arbiter.engine.obligations import (
     correct_plays,
 )
 from arbiter.simulate import random_log
+from tests import reference
+from tests.hand_built import exhausted_2p, pack
+from tests.reference import SUITS
 
-OROS, COPAS, ESPADAS, BASTOS = 0, 1, 2, 3
-SUITS = "OCEB"
-RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-#: docs/rules.md §1 trick order, lowest first.
-STRENGTH = {r: i for i, r in enumerate((2, 4, 5, 6, 7, 10, 11, 12, 3, 1))}
+OROS, COPAS, ESPADAS, BASTOS = (parse_suit(s) for s in SUITS)
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -44,10 +44,6 @@ def mask(codes: str) -> int:
 
 def codes(m: int) -> set[str]:
     return {format_card(c) for c in cards_of(m)}
-
-
-def pack(removed: int | None = None) -> list[str]:
-    return [f"{r}{s}" for s in SUITS for r in RANKS if r != removed]
 
 
 def keyed_hands(
@@ -629,39 +625,6 @@ def test_gana_pierde_no_fallar_before_the_first_call_but_montar() -> None:
 PACK40 = pack()
 
 
-def exhausted_2p(final0: str, final1: str, last_pair: tuple[str, str] | None = None) -> dict:
-    """A tute-2p deal (dealer 1, ana leads) whose first 12 tricks all go to ana and empty the
-    stock, after which ana holds ``final0`` and bea ``final1``; the last card of ``final1`` is
-    the turned card (trump). ``last_pair`` is the 12th trick (lead, follow), if given."""
-    f0, f1 = final0.split(), final1.split()
-    assert len(f0) == len(f1) == 8
-    trump = f1[-1][-1]
-    pool = [c for c in PACK40 if c not in f0 and c not in f1]
-    if last_pair:
-        pool = [c for c in pool if c not in last_pair]
-
-    def power(card: str) -> tuple[bool, int]:
-        return (card[-1] == trump, STRENGTH[int(card[:-1])])
-
-    pool.sort(key=power, reverse=True)
-    half = len(pool) // 2
-    pairs = list(zip(pool[:half], pool[half:], strict=True))
-    if last_pair:
-        pairs.append(last_pair)
-    assert len(pairs) == 12
-    for lead, follow in pairs:  # ana must win every trick for the draws to be as planned
-        same = lead[-1] == follow[-1]
-        assert not (same and STRENGTH[int(follow[:-1])] > STRENGTH[int(lead[:-1])])
-        assert not (not same and follow[-1] == trump)
-    leads, follows = [p[0] for p in pairs], [p[1] for p in pairs]
-    stock: list[str] = []
-    for t in range(12):  # the trick winner (ana) draws first
-        stock.append(leads[8 + t] if t < 4 else f0[t - 4])
-        stock.append(follows[8 + t] if t < 4 else f1[t - 4])
-    events = [e for lead, follow in pairs for e in (play(0, lead), play(1, follow))]
-    return {"dealer": 1, "hands": [leads[:8], follows[:8]], "stock": stock, "events": events}
-
-
 def log2(deal: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
     log: dict[str, Any] = {"ruleset": "tute-2p", "players": ["ana", "bea"], "deals": [deal]}
     if options:
@@ -758,11 +721,8 @@ def test_first_renuncio_beats_a_later_tute_of_the_offender() -> None:
 
 def test_violation_in_french_notation() -> None:
     # The ASISTIR position written in French: bea trumps (clubs) on a diamond lead.
-    to_fr = {"1": "A", "10": "J", "11": "Q", "12": "K"}
-    suit_fr = {"O": "D", "C": "H", "E": "S", "B": "C"}
-
     def fr(code: str) -> str:
-        return to_fr.get(code[:-1], code[:-1]) + suit_fr[code[-1]]
+        return reference.code(reference.card(code), "french")
 
     log = log4(ASISTIR["keys"], [play(0, "4D"), play(1, "AC")])
     deal = log["deals"][0]
@@ -775,111 +735,17 @@ def test_violation_in_french_notation() -> None:
     assert (v["card"], v["obligation"], v["correct"]) == ("AC", "asistir", ["6D"])
 
 
-# --- differential check: an independent referee of §3 on random games -----------------------
-
-
-def _suit(card: str) -> str:
-    return card[-1]
-
-
-def _strength(card: str) -> int:
-    return STRENGTH[int(card[:-1])]
-
-
-def _winning(trick: list[tuple[int, str]], trump: str | None) -> tuple[int, str]:
-    """(seat, card) winning the trick so far: highest trump, else highest of the suit led."""
-    led = _suit(trick[0][1])
-    trumps = [p for p in trick if trump is not None and _suit(p[1]) == trump]
-    pool = trumps or [p for p in trick if _suit(p[1]) == led]
-    return max(pool, key=lambda p: _strength(p[1]))
-
-
-def _reference_correct(
-    hand: set[str], trick: list[tuple[int, str]], trump: str | None, relieved: bool, must: bool
-) -> set[str]:
-    led = _suit(trick[0][1])
-    _, win = _winning(trick, trump)
-    follow = {c for c in hand if _suit(c) == led}
-    if follow:
-        if relieved or _suit(win) != led:
-            return follow
-        return {c for c in follow if _strength(c) > _strength(win)} or follow
-    if trump is None or relieved:
-        return set(hand)
-    trumps = {c for c in hand if _suit(c) == trump}
-    if not trumps:
-        return set(hand)
-    in_trick = [c for _, c in trick if _suit(c) == trump]
-    if not in_trick:
-        return trumps
-    top = max(_strength(c) for c in in_trick)
-    over = {c for c in trumps if _strength(c) > top}
-    return over or (trumps if must else set(hand))
-
-
-def _reference_name(card: str, hand: set[str], led: str, trump: str | None) -> str:
-    if any(_suit(c) == led for c in hand):
-        return "asistir" if _suit(card) != led else "montar"
-    return "fallar" if _suit(card) != trump else "pisar"
+# --- differential check: the reference referee of §3 on random games -----------------------
 
 
 def _reference_referee(log: dict[str, Any]) -> tuple[list[Any], list[int]]:
-    """The violations and trick winners of the single deal of ``log``."""
-    ruleset = log["ruleset"]
-    options = log.get("options", {})
-    must = options.get("trump_when_cannot_overtrump", True)
-    relief = ruleset == "tute-4p" and options.get("partner_relief", False)
-    deal = log["deals"][0]
-    n = len(log["players"])
-    hands = [set(h) for h in deal["hands"]]
-    stock = list(deal.get("stock", []))
-    trump: str | None = None
-    if stock:
-        trump = _suit(stock[-1])
-    elif "trump_card" in deal:
-        trump = _suit(deal["trump_card"])
-    calls = 0
-    strict = ruleset != "tute-2p"
-    trick: list[tuple[int, str]] = []
-    found, winners = [], []
-    for index, event in enumerate(deal["events"]):
-        if event["type"] == "exchange":  # the seven of trumps for the turned card
-            seven = f"7{trump}"
-            hands[event["seat"]] -= {seven}
-            hands[event["seat"]].add(stock[-1])
-            stock[-1] = seven
-            continue
-        if event["type"] == "tute":
-            break
-        if event["type"] == "sing":  # the cards stay in the hand
-            continue
-        seat, card = event["seat"], event["card"]
-        if trick and strict:
-            win_seat, _ = _winning(trick, trump)
-            relieved = relief and win_seat == (seat + 2) % 4
-            correct = _reference_correct(hands[seat], trick, trump, relieved, must)
-            if card not in correct:
-                name = _reference_name(card, hands[seat], _suit(trick[0][1]), trump)
-                found.append((index, seat, card, name, correct))
-        hands[seat].discard(card)
-        trick.append((seat, card))
-        if len(trick) < n:
-            continue
-        winner, _ = _winning(trick, trump)
-        winners.append(winner)
-        if ruleset in ("tute-cabron", "tute-gana-pierde"):
-            cards = {c for _, c in trick}
-            for s in SUITS:
-                if {f"11{s}", f"12{s}"} <= cards:
-                    if calls == 0:
-                        trump = s  # from the next trick on
-                    calls += 1
-        if stock:
-            for k in range(n):
-                hands[(winner + k) % n].add(stock.pop(0))
-            strict = not stock
-        trick = []
-    return found, winners
+    """The violations and trick winners of the single deal of ``log``, by the reference."""
+    deal = reference.played(log)
+    found = [
+        (v["event"], v["seat"], v["card"], v["obligation"], set(v["correct"]))
+        for v in deal.violations
+    ]
+    return found, [winner for _, _, winner in deal.tricks]
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,14 @@
-"""Property-based tests: random games of every ruleset, checked against docs/rules.md, docs/api.md.
+"""Property-based tests: random games for every ruleset, checked against the rules and the contract
+(docs/rules.md, docs/api.md).
 
 Games are generated step by step from hypothesis data: random rulesets, player counts, options,
 dealing forms (``hands`` or ``deck``), 1-3 deals, renuncios (a player plays any card of their
 hand), declarations, deals stopped midway, and sometimes one deliberately illegal event.
 
-The oracles here are independent of the engine: a reference model in plain Python over
-``(rank, suit)`` tuples (no bitmasks) that knows the trick order, the obligations of §3, the
-declarations of §4 and the outcomes of §6-§7, written from docs/rules.md and docs/api.md only.
+The oracles here are independent of the engine: the reference referee of
+:mod:`tests.reference`, plain Python over ``(rank, suit)`` tuples (no bitmasks) that knows the
+trick order, the obligations of §3, the declarations of §4 and the outcomes of §6-§7, written
+from docs/rules.md and docs/api.md only. :class:`EngineView` reads an engine state into its terms.
 """
 
 from __future__ import annotations
@@ -41,248 +43,31 @@ from arbiter.engine.state import (
     IllegalCode,
 )
 from arbiter.report import Replay, Verdict, move_dict
+from tests import reference
+from tests.reference import (
+    DEALER_TRUMP,
+    DECLARED,
+    HAND_SIZE,
+    SUITS,
+    TABLES,
+    Card,
+    Position,
+    winner_index,
+)
 
 #: Examples of the loaded profile (conftest.py); cheap tests run a multiple of it.
 EXAMPLES = settings().max_examples
 
-# --- the reference model: cards -----------------------------------------------------------------
-
-RefCard = tuple[int, str]  # (rank, suit letter)
-
-SUITS = "OCEB"
-RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-TRICK_ORDER = (1, 3, 12, 11, 10, 7, 6, 5, 4, 2)  # high -> low (docs/rules.md §1)
-STRENGTH = {rank: 10 - i for i, rank in enumerate(TRICK_ORDER)}
-CARD_POINTS = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2}
-
-TABLES = (
-    ("tute-2p", 2),
-    ("tute-3p", 3),
-    ("tute-4p", 4),
-    ("tute-cabron", 3),
-    ("tute-gana-pierde", 3),
-    ("tute-gana-pierde", 4),
-    ("tute-gana-pierde", 5),
-)
-HAND_SIZE = {
-    ("tute-2p", 2): 8,
-    ("tute-3p", 3): 12,
-    ("tute-4p", 4): 10,
-    ("tute-cabron", 3): 12,
-    ("tute-gana-pierde", 3): 12,
-    ("tute-gana-pierde", 4): 10,
-    ("tute-gana-pierde", 5): 8,
-}
-DECLARED = ("tute-2p", "tute-3p", "tute-4p")  # cantes declared by players, tute
-DEALER_TRUMP = ("tute-3p", "tute-4p")
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "match_target": 3,
-    "tie_break": "last_trick",
-    "cantes_per_trick": 1,
-    "trump_when_cannot_overtrump": True,
-    "partner_relief": False,
-    "tute_requires_trick_won": False,
-    "exchange_requires_trick_won": False,
-    "renuncio_penalty": "lose_deal",
-    "loser_target": 4,
-    "token_target": 3,
-    "call_ranks": (11, 12),
-}
+# --- the engine's state in the reference's terms -------------------------------------------------
 
 
-def rc(code: str) -> RefCard:
-    """A Spanish card code (any case) -> reference card."""
-    return int(code[:-1]), code[-1].upper()
+def from_engine(c: int) -> Card:
+    return reference.card(format_card(c))
 
 
-def code_of(card: RefCard) -> str:
-    return f"{card[0]}{card[1]}"
-
-
-def from_engine(card: int) -> RefCard:
-    return rc(format_card(card))
-
-
-def ref_pack(name: str, n: int) -> list[RefCard]:
-    removed = {"tute-3p": 2, "tute-cabron": 2}.get(name)
-    if name == "tute-gana-pierde" and n == 3:
-        removed = 1
-    return [(rank, suit) for suit in SUITS for rank in RANKS if rank != removed]
-
-
-def pack_points(name: str, n: int) -> int:
-    return sum(CARD_POINTS.get(rank, 0) for rank, _ in ref_pack(name, n))
-
-
-def display_key(code: str) -> tuple[int, int]:
-    rank, suit = rc(code)
+def display_key(text: str) -> tuple[int, int]:
+    rank, suit = reference.card(text)
     return SUITS.index(suit), rank
-
-
-def winner_index(plays: list[tuple[int, RefCard]], trump: str | None) -> int:
-    """Index in ``plays`` of the card winning them: highest trump, else highest of the led suit."""
-    led = plays[0][1][1]
-
-    def key(i: int) -> tuple[int, int]:
-        rank, suit = plays[i][1]
-        return (2 if suit == trump else 1 if suit == led else 0, STRENGTH[rank])
-
-    return max(range(len(plays)), key=key)
-
-
-def ref_options(log: dict[str, Any]) -> dict[str, Any]:
-    opts = {**DEFAULT_OPTIONS, **log.get("options", {})}
-    opts["call_ranks"] = tuple(sorted(opts["call_ranks"]))
-    return opts
-
-
-# --- the reference model: obligations (docs/rules.md §3) ------------------------------------
-
-
-def ref_correct_core(
-    hand: set[RefCard],
-    trick: list[tuple[int, RefCard]],
-    trump: str | None,
-    relieved: bool,
-    must_trump: bool,
-) -> set[RefCard]:
-    """The plays of a follower that are not a renuncio (strict play, non-empty trick)."""
-    led = trick[0][1][1]
-    winning = trick[winner_index(trick, trump)][1]
-    follow = {c for c in hand if c[1] == led}
-    if follow:
-        if relieved or winning[1] != led:
-            return follow
-        over = {c for c in follow if STRENGTH[c[0]] > STRENGTH[winning[0]]}
-        return over or follow
-    if trump is None or relieved:
-        return set(hand)
-    trumps = {c for c in hand if c[1] == trump}
-    if not trumps:
-        return set(hand)
-    in_trick = [STRENGTH[c[0]] for _, c in trick if c[1] == trump]
-    if in_trick:
-        over = {c for c in trumps if STRENGTH[c[0]] > max(in_trick)}
-        if over:
-            return over
-        return trumps if must_trump else set(hand)
-    return trumps
-
-
-def ref_obligation(
-    hand: set[RefCard], trick: list[tuple[int, RefCard]], trump: str | None, card: RefCard
-) -> str | None:
-    """The first obligation whose definition (docs/rules.md §3) the play of ``card`` breaks."""
-    led = trick[0][1][1]
-    winning = trick[winner_index(trick, trump)][1]
-
-    def beats_winning(c: RefCard) -> bool:
-        return c[1] == led == winning[1] and STRENGTH[c[0]] > STRENGTH[winning[0]]
-
-    held_led = any(c[1] == led for c in hand)
-    if held_led and card[1] != led:
-        return "asistir"
-    if card[1] == led and not beats_winning(card) and any(beats_winning(c) for c in hand):
-        return "montar"
-    held_trump = trump is not None and any(c[1] == trump for c in hand)
-    if not held_led and held_trump and card[1] != trump:
-        return "fallar"
-    trick_trumps = [STRENGTH[c[0]] for _, c in trick if c[1] == trump]
-    if card[1] == trump and trick_trumps:
-        top = max(trick_trumps)
-        if STRENGTH[card[0]] <= top and any(c[1] == trump and STRENGTH[c[0]] > top for c in hand):
-            return "pisar"
-    return None
-
-
-# --- the reference model: a position, read from the engine or tracked by RefDeal ------------------
-
-
-class Position:
-    """What the reference functions need to know about a deal in progress."""
-
-    name: str
-    n: int
-    opts: dict[str, Any]
-    mano: int
-    hands: list[set[RefCard]]
-    trick: list[tuple[int, RefCard]]
-    tricks: list[tuple[int, list[tuple[int, RefCard]], int]]  # leader, plays, winner
-    cantes: list[tuple[int, str, int, int]]  # seat, suit, points, trick
-    trump: str | None
-    stock_left: int
-    over: bool
-
-    @property
-    def strict(self) -> bool:
-        # tute-2p is free while the stock lasts; the stock only changes between tricks.
-        return self.name != "tute-2p" or self.stock_left == 0
-
-    def turn(self) -> int:
-        if self.trick:
-            return (self.trick[-1][0] + 1) % self.n
-        return self.tricks[-1][2] if self.tricks else self.mano
-
-    def relieved(self, seat: int) -> bool:
-        if self.name != "tute-4p" or not self.opts["partner_relief"] or not self.trick:
-            return False
-        return self.trick[winner_index(self.trick, self.trump)][0] == (seat + 2) % 4
-
-    def correct(self, seat: int) -> set[RefCard]:
-        hand = self.hands[seat]
-        if not self.trick or not self.strict:
-            return set(hand)
-        must = self.opts["trump_when_cannot_overtrump"]
-        return ref_correct_core(hand, self.trick, self.trump, self.relieved(seat), must)
-
-    def illegal(self, kind: str, seat: int, arg: Any) -> str | None:
-        """Why an event cannot happen (docs/rules.md §8), codes in the order of docs/api.md."""
-        if self.over:
-            return "deal_over"
-        turn = self.turn()
-        hand = self.hands[seat]
-        if kind == "play":
-            if seat != turn:
-                return "out_of_turn"
-            return None if arg in hand else "card_not_in_hand"
-        on_lead = seat == turn and not self.trick
-        won_last = bool(self.tricks) and self.tricks[-1][2] == seat
-        if kind == "sing":
-            if self.name not in DECLARED:
-                return "not_in_ruleset"
-            if not on_lead:
-                return "not_on_lead"
-            if not won_last:
-                return "no_trick_won"
-            just = len(self.tricks) - 1
-            if sum(1 for c in self.cantes if c[3] == just) >= self.opts["cantes_per_trick"]:
-                return "cante_already_declared"
-            if any(c[1] == arg for c in self.cantes):
-                return "suit_already_sung"
-            return None if {(12, arg), (11, arg)} <= hand else "pair_not_held"
-        if kind == "tute":
-            if self.name not in DECLARED:
-                return "not_in_ruleset"
-            if not on_lead:
-                return "not_on_lead"
-            if self.opts["tute_requires_trick_won"] and not won_last:
-                return "no_trick_won"
-            rank = 12 if arg == "kings" else 11
-            return None if all((rank, s) in hand for s in SUITS) else "tute_not_held"
-        if self.name != "tute-2p":
-            return "not_in_ruleset"
-        if not on_lead:
-            return "not_on_lead"
-        if self.stock_left == 0:
-            return "no_stock"
-        if self.opts["exchange_requires_trick_won"] and not won_last:
-            return "no_trick_won"
-        return None if (7, self.trump) in hand else "seven_not_held"
-
-    def declarations(self, seat: int) -> list[tuple[str, int, Any]]:
-        every = [("sing", seat, s) for s in SUITS] + [("tute", seat, "kings")]
-        every += [("tute", seat, "horses"), ("exchange", seat, None)]
-        return [d for d in every if self.illegal(*d) is None]
 
 
 class EngineView(Position):
@@ -302,370 +87,8 @@ class EngineView(Position):
         self.over = state.over
 
 
-def ref_event(raw: dict[str, Any]) -> tuple[str, int, Any]:
-    kind, seat = raw["type"], raw["seat"]
-    if kind == "play":
-        return kind, seat, rc(raw["card"])
-    if kind == "sing":
-        return kind, seat, raw["suit"].upper()
-    if kind == "tute":
-        return kind, seat, raw["of"]
-    return kind, seat, None
-
-
-def engine_event_to_ref(event: Event) -> tuple[str, int, Any]:
-    return ref_event(move_dict(event, "spanish"))
-
-
-# --- the reference model: a whole deal and a whole match ----------------------------------------
-
-
-class RefDeal(Position):
-    """A deal replayed by the reference model from the log's JSON."""
-
-    def __init__(
-        self, name: str, n: int, opts: dict[str, Any], raw: dict[str, Any], dealer: int
-    ) -> None:
-        self.name, self.n, self.opts, self.dealer = name, n, opts, dealer
-        self.mano = (dealer + 1) % n
-        size = HAND_SIZE[name, n]
-        stock: list[RefCard] = []
-        trump_card: RefCard | None = None
-        if "deck" in raw:
-            deck = [rc(c) for c in raw["deck"]]
-            hands: list[list[RefCard]] = [[] for _ in range(n)]
-            for i, card in enumerate(deck[: size * n]):  # one at a time from the mano
-                hands[(self.mano + i) % n].append(card)
-            if name == "tute-2p":
-                stock = deck[size * n :]
-            if name in DECLARED:
-                trump_card = deck[-1]
-        else:
-            hands = [[rc(c) for c in hand] for hand in raw["hands"]]
-            if name == "tute-2p":
-                stock = [rc(c) for c in raw["stock"]]
-                trump_card = stock[-1]
-            elif name in DEALER_TRUMP:
-                trump_card = rc(raw["trump_card"])
-        self.hands = [set(h) for h in hands]
-        self.stock = stock
-        self.trump = None if trump_card is None else trump_card[1]
-        self.trick = []
-        self.tricks = []
-        self.full_tricks: list[dict[str, Any]] = []
-        self.cantes = []
-        self.exchanges: list[dict[str, Any]] = []
-        self.violations: list[dict[str, Any]] = []
-        self.decisive: tuple[str, int] | None = None
-        self.over = False
-        self.last_trick: int | None = None
-        self.outcome: dict[str, Any] | None = None
-
-    @property
-    def stock_left(self) -> int:
-        return len(self.stock)
-
-    def apply(self, kind: str, seat: int, arg: Any, index: int) -> None:
-        if kind == "play":
-            if self.trick and self.strict:
-                correct = self.correct(seat)
-                if arg not in correct:
-                    obligation = ref_obligation(self.hands[seat], self.trick, self.trump, arg)
-                    self.violations.append(
-                        {
-                            "event": index,
-                            "seat": seat,
-                            "card": code_of(arg),
-                            "kind": "renuncio",
-                            "obligation": obligation,
-                            "correct": sorted(map(code_of, correct)),
-                            "trick": len(self.tricks),
-                        }
-                    )
-                    if self.decisive is None:
-                        self.decisive = ("renuncio", seat)
-            self.hands[seat].remove(arg)
-            self.trick.append((seat, arg))
-            if len(self.trick) == self.n:
-                self._finish_trick()
-        elif kind == "sing":
-            points = 40 if arg == self.trump else 20
-            self.cantes.append((seat, arg, points, len(self.tricks) - 1))
-        elif kind == "tute":
-            if self.decisive is None:
-                self.decisive = ("tute", seat)
-            self.over = True
-        else:
-            seven, turned = (7, self.trump), self.stock[-1]
-            self.hands[seat].remove(seven)
-            self.hands[seat].add(turned)
-            self.stock[-1] = seven
-            self.exchanges.append({"seat": seat, "gave": code_of(seven), "took": code_of(turned)})
-
-    def _finish_trick(self) -> None:
-        plays = self.trick
-        leader = plays[0][0]
-        winner = plays[winner_index(plays, self.trump)][0]
-        points = sum(CARD_POINTS.get(c[0], 0) for _, c in plays)
-        if self.name not in DECLARED:  # calls in the trick
-            low, high = self.opts["call_ranks"]
-            found = []
-            for suit in SUITS:
-                at = [i for i, (_, c) in enumerate(plays) if c in ((low, suit), (high, suit))]
-                if len(at) == 2:
-                    found.append((max(at), suit))
-            for _, suit in sorted(found):
-                first = not self.cantes
-                if first:
-                    self.trump = suit  # from the next trick on
-                self.cantes.append((winner, suit, 40 if first else 20, len(self.tricks)))
-        draws = []
-        if self.stock:
-            for k in range(self.n):
-                seat = (winner + k) % self.n
-                card = self.stock.pop(0)
-                self.hands[seat].add(card)
-                draws.append({"seat": seat, "card": code_of(card)})
-        self.tricks.append((leader, plays, winner))
-        self.full_tricks.append(
-            {
-                "leader": leader,
-                "plays": [{"seat": s, "card": code_of(c)} for s, c in plays],
-                "winner": winner,
-                "points": points,
-                "draws": draws,
-            }
-        )
-        self.trick = []
-        if not any(self.hands):
-            self.over = True
-            self.last_trick = winner
-
-    def card_points(self, seat: int) -> int:
-        return sum(t["points"] for t in self.full_tricks if t["winner"] == seat)
-
-    def tricks_won(self, seat: int) -> int:
-        return sum(1 for t in self.full_tricks if t["winner"] == seat)
-
-    def totals(self) -> list[int]:
-        return [
-            self.card_points(s)
-            + sum(c[2] for c in self.cantes if c[0] == s)
-            + (10 if self.last_trick == s else 0)
-            for s in range(self.n)
-        ]
-
-    def decide(self) -> dict[str, Any]:
-        won = [self.tricks_won(s) for s in range(self.n)]
-        return ref_outcome(
-            self.name, self.n, self.opts, self.totals(), won, self.last_trick, self.decisive
-        )
-
-    def body(self) -> dict[str, Any]:
-        """The deal as docs/api.md's replay body shows it (messages left out)."""
-        totals = self.totals()
-        tricks = list(self.full_tricks)
-        if self.trick:
-            tricks.append(
-                {
-                    "leader": self.trick[0][0],
-                    "plays": [{"seat": s, "card": code_of(c)} for s, c in self.trick],
-                    "winner": None,
-                    "points": None,
-                    "draws": [],
-                }
-            )
-        out: dict[str, Any] = {
-            "dealer": self.dealer,
-            "mano": self.mano,
-            "trump": self.trump,
-            "finished": self.over,
-            "tricks": tricks,
-            "cantes": [
-                {"seat": s, "suit": suit, "points": p, "trick": t} for s, suit, p, t in self.cantes
-            ],
-            "exchanges": self.exchanges,
-            "violations": self.violations,
-            "scores": [
-                {
-                    "seat": s,
-                    "tricks": self.tricks_won(s),
-                    "card_points": self.card_points(s),
-                    "cantes": sum(c[2] for c in self.cantes if c[0] == s),
-                    "last_trick": 10 if self.last_trick == s else 0,
-                    "total": totals[s],
-                }
-                for s in range(self.n)
-            ],
-            "outcome": self.outcome,
-        }
-        if self.name == "tute-2p":
-            out["stock_left"] = len(self.stock)
-        if self.name == "tute-4p":
-            out["sides"] = [
-                {"seats": [a, b], "total": totals[a] + totals[b]} for a, b in ((0, 2), (1, 3))
-            ]
-        return out
-
-
-def side_of(name: str, seat: int) -> tuple[int, ...]:
-    return (seat % 2, seat % 2 + 2) if name == "tute-4p" else (seat,)
-
-
-def ref_outcome(
-    name: str,
-    n: int,
-    opts: dict[str, Any],
-    totals: list[int],
-    tricks_won: list[int],
-    last_trick: int | None,
-    decisive: tuple[str, int] | None,
-) -> dict[str, Any]:
-    """The outcome of a finished deal (docs/rules.md §6, §7)."""
-    everyone = set(range(n))
-
-    def split(winners: set[int], reason: str) -> dict[str, Any]:
-        losers = [s for s in range(n) if s not in winners]
-        return {"winners": sorted(winners), "losers": losers, "reason": reason}
-
-    def most_points(groups: list[tuple[int, ...]]) -> tuple[set[int], str]:
-        sums = [sum(totals[s] for s in g) for g in groups]
-        leaders = [g for g, t in zip(groups, sums, strict=True) if t == max(sums)]
-        if len(leaders) == 1:
-            return set(leaders[0]), "points"
-        if opts["tie_break"] == "last_trick":
-            for g in leaders:
-                if last_trick in g:
-                    return set(g), "last_trick"
-        return {s for g in leaders for s in g}, "tie"
-
-    if decisive is not None:
-        kind, seat = decisive
-        offender = set(side_of(name, seat))
-        if kind == "tute":
-            return split(offender, "tute")
-        if name == "tute-3p":  # the offender loses, the best of the others wins
-            best, _ = most_points([(s,) for s in range(n) if s != seat])
-            return split(best, "renuncio")
-        return split(everyone - offender, "renuncio")
-    if name in DECLARED:
-        groups = [(0, 2), (1, 3)] if name == "tute-4p" else [(s,) for s in range(n)]
-        best, reason = most_points(groups)
-        if reason == "tie" and name != "tute-3p":
-            return {"winners": [], "losers": [], "reason": "tie"}  # a drawn deal
-        return split(best, reason)
-    no_trick = {s for s in range(n) if tricks_won[s] == 0}
-    tied = {s for s in range(n) if totals.count(totals[s]) > 1}
-    if no_trick:
-        return split(everyone - no_trick, "no_tricks")
-    if name == "tute-cabron":
-        over = {s for s in range(n) if totals[s] > 100}
-        if over:
-            return split(everyone - over, "over_100")
-        if tied:
-            return split(everyone - tied, "tied")
-        middle = sorted(range(n), key=totals.__getitem__)[1]
-        return split(everyone - {middle}, "middle")
-    extremes = {s for s in range(n) if totals[s] in (max(totals), min(totals))} - tied
-    return split(extremes, "tied" if tied else "extremes")
-
-
-def ref_replay(log: dict[str, Any]) -> dict[str, Any]:
-    """The whole replay body of docs/api.md, computed by the reference model (messages left out)."""
-    name, players = log["ruleset"], log["players"]
-    n, opts = len(players), ref_options(log)
-    system = {"tute-cabron": "loser_points", "tute-gana-pierde": "tokens"}.get(name, "deals")
-    count = {"deals": [0] * n, "loser_points": [0] * n, "tokens": [0] * n}
-    over, winners, losers = False, [], []
-    deals: list[RefDeal] = []
-    illegal = None
-    dealer = n - 1
-    for di, raw in enumerate(log["deals"]):
-        dealer = raw.get("dealer", dealer)
-        if over:
-            illegal = {"deal": di, "event": 0 if raw["events"] else None, "code": "match_over"}
-            break
-        deal = RefDeal(name, n, opts, raw, dealer)
-        deals.append(deal)
-        for j, raw_event in enumerate(raw["events"]):
-            event = ref_event(raw_event)
-            code = "match_over" if over else deal.illegal(*event)
-            if code is not None:
-                illegal = {"deal": di, "event": j, "code": code}
-                break
-            deal.apply(*event, j)
-            if deal.over and deal.outcome is None:
-                out = deal.outcome = deal.decide()
-                if system == "deals":
-                    for s in out["winners"]:
-                        count["deals"][s] += 1
-                    target, reached_wins = opts["match_target"], True
-                elif system == "loser_points":
-                    for s in out["losers"]:
-                        count["loser_points"][s] += 1
-                    target, reached_wins = opts["loser_target"], False
-                else:
-                    for s in out["winners"]:
-                        count["tokens"][s] += 1
-                    target, reached_wins = opts["token_target"], True
-                reached = [s for s in range(n) if count[system][s] >= target]
-                rest = [s for s in range(n) if s not in reached]
-                if reached:
-                    over = True
-                    winners, losers = (reached, rest) if reached_wins else (rest, reached)
-                if (
-                    deal.decisive is not None
-                    and deal.decisive[0] == "renuncio"
-                    and opts["renuncio_penalty"] == "lose_match"
-                ):
-                    over = True
-                    losers = list(side_of(name, deal.decisive[1]))
-                    winners = [s for s in range(n) if s not in losers]
-        if illegal is not None:
-            break
-        dealer = (dealer + 1) % n
-    current = deals[-1] if deals and deals[-1].outcome is None else None
-    if illegal is not None:
-        status = "invalid"
-    elif current is not None and not over:
-        status = "in_progress"
-    else:
-        status = "complete"
-    nxt = None
-    if status == "in_progress":
-        assert current is not None
-        seat = current.turn()
-        moves = [{"type": "play", "seat": seat, "card": code_of(c)} for c in current.correct(seat)]
-        for kind, _, arg in current.declarations(seat):
-            move: dict[str, Any] = {"type": kind, "seat": seat}
-            if kind == "sing":
-                move["suit"] = arg
-            elif kind == "tute":
-                move["of"] = arg
-            moves.append(move)
-        nxt = {"seat": seat, "player": players[seat], "legal_moves": moves}
-    return {
-        "state_id": None,
-        "status": status,
-        "illegal": illegal,
-        "deals": [d.body() for d in deals],
-        "match": {
-            "standings": [
-                {
-                    "seat": s,
-                    "player": players[s],
-                    "deals_won": count["deals"][s],
-                    "loser_points": count["loser_points"][s],
-                    "tokens": count["tokens"][s],
-                }
-                for s in range(n)
-            ],
-            "over": over,
-            "winners": sorted(winners),
-            "losers": sorted(losers),
-        },
-        "next": nxt,
-    }
+def engine_event_to_ref(event: Event) -> reference.RefEvent:
+    return reference.event_of(move_dict(event, "spanish"))
 
 
 def normalized(body: Any) -> Any:
@@ -697,7 +120,7 @@ OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "token_target": st.integers(1, 4),
     "call_ranks": st.one_of(
         st.sampled_from([[11, 12], [12, 11], [10, 11], [1, 3]]),
-        st.lists(st.sampled_from(RANKS), min_size=2, max_size=2, unique=True),
+        st.lists(st.sampled_from(reference.RANKS), min_size=2, max_size=2, unique=True),
     ),
 }
 
@@ -710,7 +133,7 @@ def option_overrides(name: str) -> st.SearchStrategy[dict[str, Any]]:
 def random_deal(
     name: str, n: int, dealer: int, rng: random.Random, as_deck: bool, explicit_dealer: bool
 ) -> dict[str, Any]:
-    codes = [code_of(c) for c in ref_pack(name, n)]
+    codes = [reference.code(c) for c in reference.pack_of(name, n)]
     random.Random(rng.getrandbits(64)).shuffle(codes)  # one draw of hypothesis data
     if rng.random() < 0.1:  # input is case-insensitive
         codes = [c.lower() for c in codes]
@@ -904,7 +327,7 @@ def mask_of(cards: list[int] | tuple[int, ...]) -> int:
 def check_cards(state: DealState, name: str) -> None:
     n = state.players
     pack = pack_mask(get_ruleset(name).removed_rank[n])
-    assert pack == mask_of([parse_card(code_of(c)) for c in ref_pack(name, n)])
+    assert pack == mask_of([parse_card(reference.code(c)) for c in reference.pack_of(name, n)])
     stock = state.stock[state.stock_pos :]
     assert len(set(stock)) == len(stock)
     table = [c for _, c in state.trick]
@@ -914,7 +337,7 @@ def check_cards(state: DealState, name: str) -> None:
         assert union & part == 0, "a card is in two places"
         union |= part
     assert union == pack
-    assert sum(p.bit_count() for p in parts) == len(ref_pack(name, n))
+    assert sum(p.bit_count() for p in parts) == len(reference.pack_of(name, n))
     # Seats that already played to the trick on the table hold one card fewer than the others.
     played = {s for s, _ in state.trick}
     sizes = {state.hands[s].bit_count() + (s in played) for s in range(n)}
@@ -939,7 +362,7 @@ def test_finished_deals_add_up(log: dict[str, Any]) -> None:
     """Card points sum to the pack (120; 76 without the aces), one last-trick 10, totals."""
     name, n = log["ruleset"], len(log["players"])
     expected = 76 if name == "tute-gana-pierde" and n == 3 else 120
-    assert pack_points(name, n) == expected
+    assert reference.pack_points(name, n) == expected
     for raw, deal in zip(log["deals"], arbiter.replay(log).to_dict()["deals"], strict=False):
         scores = deal["scores"]
         for s in scores:
@@ -959,7 +382,7 @@ def test_finished_deals_add_up(log: dict[str, Any]) -> None:
             continue
         assert sum(s["card_points"] for s in scores) == expected
         assert sorted(s["last_trick"] for s in scores) == [0] * (n - 1) + [10]
-        assert len(deal["tricks"]) == len(ref_pack(name, n)) // n
+        assert len(deal["tricks"]) == len(reference.pack_of(name, n)) // n
 
 
 # --- 3. the legal moves ---------------------------------------------------------------------------
@@ -996,7 +419,7 @@ def check_legal_moves(state: DealState, name: str, opts: dict[str, Any]) -> None
 def test_legal_moves_are_never_empty_and_come_from_the_hand(log: dict[str, Any]) -> None:
     """Someone to act always has a move; plays are the reference's correct set, from the hand;
     declarations and their refusals follow docs/rules.md §4 and §8 in the order of docs/api.md."""
-    opts = ref_options(log)
+    opts = reference.options(log)
     for step in walk(log):
         if step.index == 0:
             check_legal_moves(step.before, log["ruleset"], opts)
@@ -1012,7 +435,7 @@ def test_legal_moves_on_a_fresh_deal_of_each_table() -> None:
         setup = parsed.deals[0].setup
         assert setup is not None
         state = DealState(parsed.header.ruleset, parsed.header.options, n, setup)
-        check_legal_moves(state, name, ref_options(log))
+        check_legal_moves(state, name, reference.options(log))
         assert len(state.legal_moves()) >= HAND_SIZE[name, n]
 
 
@@ -1023,7 +446,7 @@ def test_legal_moves_on_a_fresh_deal_of_each_table() -> None:
 def test_renuncios_are_exactly_the_plays_outside_the_correct_set(log: dict[str, Any]) -> None:
     """A play outside the (reference) correct set is a renuncio named by the first obligation
     whose definition it breaks; a play inside it never is."""
-    name, opts = log["ruleset"], ref_options(log)
+    name, opts = log["ruleset"], reference.options(log)
     for step in walk(log):
         before, event = step.before, step.event
         view = EngineView(before, name, opts)
@@ -1037,10 +460,10 @@ def test_renuncios_are_exactly_the_plays_outside_the_correct_set(log: dict[str, 
         card = from_engine(event.arg)
         correct = view.correct(event.seat)
         if card in correct:
-            assert not new, f"{code_of(card)} was correct but was reported as a renuncio"
+            assert not new, f"{reference.code(card)} was correct but was reported as a renuncio"
             continue
         assert view.trick and view.strict
-        expected = ref_obligation(view.hands[event.seat], view.trick, view.trump, card)
+        expected = reference.broken_obligation(view.hands[event.seat], view.trick, view.trump, card)
         assert expected is not None, "a play outside the correct set must break an obligation"
         assert len(new) == 1
         renuncio = new[0]
@@ -1057,7 +480,7 @@ def test_renuncios_are_exactly_the_plays_outside_the_correct_set(log: dict[str, 
             assert (first.kind, first.seat, first.event) == ("renuncio", event.seat, step.index)
 
 
-_CARDS = [(rank, suit) for suit in SUITS for rank in RANKS]
+_CARDS = reference.pack()
 
 
 @st.composite
@@ -1076,16 +499,16 @@ def trick_positions(draw: st.DrawFn) -> tuple[Any, ...]:
 def test_obligations_agree_with_the_reference_on_any_position(position: tuple[Any, ...]) -> None:
     trick, hand, trump, relieved, must_trump = position
     led = SUITS.index(trick[0][1][1])
-    winning = parse_card(code_of(trick[winner_index(trick, trump)][1]))
+    winning = parse_card(reference.code(trick[winner_index(trick, trump)][1]))
     trump_int = NO_TRUMP if trump is None else SUITS.index(trump)
-    hand_mask = mask_of([parse_card(code_of(c)) for c in hand])
+    hand_mask = mask_of([parse_card(reference.code(c)) for c in hand])
     got = correct_plays(hand_mask, led, winning, trump_int, relieved, must_trump)
-    expected = ref_correct_core(hand, trick, trump, relieved, must_trump)
+    expected = reference.correct_plays(hand, trick, trump, relieved, must_trump)
     assert {from_engine(c) for c in cards_of(got)} == expected
     assert expected and expected <= hand
     for card in hand - expected:
-        obligation = broken_obligation(parse_card(code_of(card)), hand_mask, led, trump_int)
-        assert obligation.value == ref_obligation(hand, trick, trump, card)
+        obligation = broken_obligation(parse_card(reference.code(card)), hand_mask, led, trump_int)
+        assert obligation.value == reference.broken_obligation(hand, trick, trump, card)
 
 
 FOLLOWING_TABLES = [t for t in TABLES if t[0] != "tute-2p"]
@@ -1098,7 +521,7 @@ def follower_positions(draw: st.DrawFn) -> tuple[Any, ...]:
     log, the trick on the table, the follower's seat and hand, and the trump suit."""
     name, n = draw(st.sampled_from(FOLLOWING_TABLES))
     size = HAND_SIZE[name, n]
-    pool = list(draw(st.permutations(ref_pack(name, n))))
+    pool = list(draw(st.permutations(reference.pack_of(name, n))))
     trump = draw(st.sampled_from(SUITS)) if name in DEALER_TRUMP else None
     seat = draw(st.integers(1, n - 1))  # the mano (seat 0) led; seat `seat` is to play
     table = [pool.pop(0)]
@@ -1112,11 +535,11 @@ def follower_positions(draw: st.DrawFn) -> tuple[Any, ...]:
     if draw(st.booleans()):  # void in the suit led
         wanted = [c for c in wanted if c[1] != table[0][1]]
     if trump is not None and draw(st.booleans()):  # only trumps lower than the trick's
-        top = max((STRENGTH[c[0]] for c in table if c[1] == trump), default=-1)
-        wanted = [c for c in wanted if c[1] != trump or STRENGTH[c[0]] < top]
+        top = max((reference.STRENGTH[c[0]] for c in table if c[1] == trump), default=-1)
+        wanted = [c for c in wanted if c[1] != trump or reference.STRENGTH[c[0]] < top]
     hand = (wanted if len(wanted) >= size else pool)[:size]
     rest = [c for c in pool if c not in hand]
-    hands: list[list[RefCard]] = []
+    hands: list[list[Card]] = []
     for s in range(n):
         if s == seat:
             hands.append(hand)
@@ -1129,13 +552,13 @@ def follower_positions(draw: st.DrawFn) -> tuple[Any, ...]:
         options["partner_relief"] = draw(st.booleans())
     deal: dict[str, Any] = {
         "dealer": n - 1,
-        "hands": [[code_of(c) for c in h] for h in hands],
-        "events": [{"type": "play", "seat": s, "card": code_of(c)} for s, c in trick],
+        "hands": [[reference.code(c) for c in h] for h in hands],
+        "events": [{"type": "play", "seat": s, "card": reference.code(c)} for s, c in trick],
     }
     if trump is not None:
         trump_cards = [c for c in hands[n - 1] if c[1] == trump]
         assume(trump_cards)
-        deal["trump_card"] = code_of(draw(st.sampled_from(trump_cards)))
+        deal["trump_card"] = reference.code(draw(st.sampled_from(trump_cards)))
     players = [f"p{i}" for i in range(n)]
     log = {"ruleset": name, "players": players, "options": options, "deals": [deal]}
     return log, trick, seat, set(hand), trump
@@ -1145,20 +568,21 @@ def follower_positions(draw: st.DrawFn) -> tuple[Any, ...]:
 @given(follower_positions())
 def test_every_card_a_follower_holds_is_judged_by_the_obligations(position: Any) -> None:
     log, trick, seat, hand, trump = position
-    opts = ref_options(log)
+    opts = reference.options(log)
     relieved = (
         log["ruleset"] == "tute-4p"
         and opts["partner_relief"]
         and trick[winner_index(trick, trump)][0] == (seat + 2) % 4
     )
-    correct = ref_correct_core(hand, trick, trump, relieved, opts["trump_when_cannot_overtrump"])
+    must_trump = opts["trump_when_cannot_overtrump"]
+    correct = reference.correct_plays(hand, trick, trump, relieved, must_trump)
     body = arbiter.replay(log).to_dict()
     assert body["status"] == "in_progress" and body["next"]["seat"] == seat
     assert body["deals"][0]["trump"] == trump
-    plays = {rc(m["card"]) for m in body["next"]["legal_moves"] if m["type"] == "play"}
+    plays = {reference.card(m["card"]) for m in body["next"]["legal_moves"] if m["type"] == "play"}
     assert plays == correct
     for card in sorted(hand):
-        move = {"type": "play", "seat": seat, "card": code_of(card)}
+        move = {"type": "play", "seat": seat, "card": reference.code(card)}
         verdict = arbiter.validate(log, move).to_dict()
         deal = {**log["deals"][0], "events": [*log["deals"][0]["events"], move]}
         violations = arbiter.replay({**log, "deals": [deal]}).to_dict()["deals"][0]["violations"]
@@ -1166,12 +590,12 @@ def test_every_card_a_follower_holds_is_judged_by_the_obligations(position: Any)
         if card in correct:
             assert verdict["verdict"] == "ok" and not new
             continue
-        expected = ref_obligation(hand, trick, trump, card)
+        expected = reference.broken_obligation(hand, trick, trump, card)
         assert expected is not None
         assert (verdict["verdict"], verdict["obligation"]) == ("renuncio", expected)
-        assert {rc(c) for c in verdict["correct"]} == correct
-        assert [(v["obligation"], v["card"]) for v in new] == [(expected, code_of(card))]
-        assert {rc(c) for c in new[0]["correct"]} == correct
+        assert {reference.card(c) for c in verdict["correct"]} == correct
+        assert [(v["obligation"], v["card"]) for v in new] == [(expected, reference.code(card))]
+        assert {reference.card(c) for c in new[0]["correct"]} == correct
 
 
 # --- 5. replaying a log == validating it move by move ---------------------------------------------
@@ -1375,7 +799,7 @@ def test_corrupt_snapshots_raise_snapshot_error(
 @given(game_logs())
 def test_scores_follow_from_the_tricks(log: dict[str, Any]) -> None:
     """Trick winners, points and calls recomputed from the plays; scores are their sums."""
-    name, n, opts = log["ruleset"], len(log["players"]), ref_options(log)
+    name, n, opts = log["ruleset"], len(log["players"]), reference.options(log)
     for deal in arbiter.replay(log).to_dict()["deals"]:
         done = [t for t in deal["tricks"] if t["winner"] is not None]
         # The trump of each trick, recomputed: fixed, or set by the first call (from the next
@@ -1386,22 +810,16 @@ def test_scores_follow_from_the_tricks(log: dict[str, Any]) -> None:
         calls = []
         leader = deal["mano"]
         for k, trick in enumerate(done):
-            plays = [(p["seat"], rc(p["card"])) for p in trick["plays"]]
+            plays = [(p["seat"], reference.card(p["card"])) for p in trick["plays"]]
             assert [s for s, _ in plays] == [(leader + i) % n for i in range(n)]
             winner = plays[winner_index(plays, trump)][0]
-            value = sum(CARD_POINTS.get(c[0], 0) for _, c in plays)
+            value = reference.trick_points(plays)
             assert (trick["leader"], trick["winner"], trick["points"]) == (leader, winner, value)
             points[winner] += value
             won[winner] += 1
             leader = winner
             if name not in DECLARED:
-                low, high = opts["call_ranks"]
-                pairs = []
-                for suit in SUITS:
-                    at = [i for i, (_, c) in enumerate(plays) if c in ((low, suit), (high, suit))]
-                    if len(at) == 2:
-                        pairs.append((max(at), suit))
-                for _, suit in sorted(pairs):
+                for suit in reference.calls(plays, opts["call_ranks"]):
                     if trump is None:
                         trump = suit
                         calls.append({"seat": winner, "suit": suit, "points": 40, "trick": k})
@@ -1446,8 +864,8 @@ def test_deal_outcomes_agree_with_the_reference(
     last_trick = last if complete else None
     totals = [card_points[s] + cantes[s] + (10 if s == last_trick else 0) for s in range(n)]
     assert state.totals() == totals
-    expected = ref_outcome(
-        name, n, ref_options({"options": overrides}), totals, tricks_won, last_trick, decisive
+    expected = reference.outcome(
+        name, n, reference.options({"options": overrides}), totals, tricks_won, last_trick, decisive
     )
     got = deal_outcome(state)
     assert {"winners": list(got.winners), "losers": list(got.losers), "reason": got.reason} == (
@@ -1461,7 +879,7 @@ def test_deal_outcomes_agree_with_the_reference(
 @given(game_logs())
 def test_replay_matches_the_reference_model(log: dict[str, Any]) -> None:
     """The whole replay body (messages aside) equals the reference model's."""
-    expected = ref_replay(log)
+    expected = reference.replay(log)
     got = arbiter.replay(log).to_dict()
     assert normalized(got) == normalized(expected)
 
@@ -1469,39 +887,31 @@ def test_replay_matches_the_reference_model(log: dict[str, Any]) -> None:
 @given(game_logs())
 def test_engine_positions_match_the_reference_model(log: dict[str, Any]) -> None:
     """Step by step, hands, turn, trick, trump and stock agree with the reference deal."""
-    name, n, opts = log["ruleset"], len(log["players"]), ref_options(log)
-    dealer = n - 1
-    deals: list[RefDeal] = []
-    for raw in log["deals"]:
-        dealer = raw.get("dealer", dealer)
-        deals.append(RefDeal(name, n, opts, raw, dealer))
-        dealer = (dealer + 1) % n
+    name, opts = log["ruleset"], reference.options(log)
+    deals = [reference.deal_of(log, d) for d in range(len(log["deals"]))]
     for step in walk(log):
-        ref = deals[step.deal]
+        model = deals[step.deal]
         event = engine_event_to_ref(step.event)
-        code = ref.illegal(*event)
+        code = model.illegal(*event)
         assert (step.code.value if step.code else None) == code
         if code is not None:
             break
-        ref.apply(*event, step.index)
+        model.apply(*event, step.index)
         view = EngineView(step.after, name, opts)
-        assert view.hands == ref.hands
-        assert view.trick == ref.trick
-        assert view.trump == ref.trump
-        assert view.stock_left == ref.stock_left
+        assert view.hands == model.hands
+        assert view.trick == model.trick
+        assert view.trump == model.trump
+        assert view.stock_left == model.stock_left
         assert step.after.stock[step.after.stock_pos :] == [
-            parse_card(code_of(c)) for c in ref.stock
+            parse_card(reference.code(c)) for c in model.stock
         ]
-        assert view.over == ref.over
-        if not ref.over:
-            assert step.after.turn == ref.turn()
+        assert view.over == model.over
+        if not model.over:
+            assert step.after.turn == model.turn()
 
 
 # --- 9. French notation is a relabelling ------------------------------------------------------
 
-FRENCH_RANK = {1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 10: "J", 11: "Q", 12: "K"}
-FRENCH_SUIT = {"O": "D", "C": "H", "E": "S", "B": "C"}  # oros=diamonds ... bastos=clubs
-FRENCH_SYMBOL = {"O": "\u2666", "C": "\u2665", "E": "\u2660", "B": "\u2663"}
 CARD_KEYS, SUIT_KEYS = ("card", "gave", "took"), ("suit", "trump")
 
 
@@ -1532,24 +942,25 @@ def relabel(value: Any, card: Any, suit: Any) -> Any:
 def test_french_notation_is_a_relabelling(log: dict[str, Any], style: str) -> None:
     """docs/rules.md §1: a French log is the same game; its answers use French codes."""
 
-    def to_french(code: str) -> str:
-        rank, suit = rc(code)
-        letter = FRENCH_SYMBOL[suit] if style == "symbols" else FRENCH_SUIT[suit]
-        out = FRENCH_RANK[rank] + letter
+    def to_french(text: str) -> str:
+        rank, suit = reference.card(text)
+        if style == "symbols":
+            return reference.FRENCH_RANKS[rank] + reference.FRENCH_SYMBOLS[suit]
+        out = reference.code((rank, suit), "french")
         return out.lower() if style == "lower" else out
 
     def french_suit(letter: str) -> str:
-        return FRENCH_SUIT[letter.upper()]
+        return reference.FRENCH_SUITS[letter.upper()]
 
-    back_rank = {v: k for k, v in FRENCH_RANK.items()}
-    back_suit = {v: k for k, v in FRENCH_SUIT.items()}
+    def from_french(text: str) -> str:
+        return reference.code(reference.card(text, "french"))
 
-    def from_french(code: str) -> str:
-        return f"{back_rank[code[:-1]]}{back_suit[code[-1]]}"
+    def suit_from_french(letter: str) -> str:
+        return reference.suit_letter(letter, "french")
 
     french = relabel(log, to_french, french_suit)
     french["notation"] = "french"
-    got = relabel(arbiter.replay(french).to_dict(), from_french, back_suit.__getitem__)
+    got = relabel(arbiter.replay(french).to_dict(), from_french, suit_from_french)
     assert normalized(got) == normalized(arbiter.replay(log).to_dict())
 
 
@@ -1560,15 +971,15 @@ def test_reference_model_on_a_known_trick() -> None:
     """A sanity check of the oracle itself: montar against the card currently winning."""
     trick = [(0, (4, "O")), (1, (10, "O"))]
     hand = {(5, "O"), (12, "O"), (1, "E")}
-    assert ref_correct_core(hand, trick, "E", False, True) == {(12, "O")}
-    assert ref_obligation(hand, trick, "E", (5, "O")) == "montar"
-    assert ref_obligation(hand, trick, "E", (1, "E")) == "asistir"
+    assert reference.correct_plays(hand, trick, "E", False, True) == {(12, "O")}
+    assert reference.broken_obligation(hand, trick, "E", (5, "O")) == "montar"
+    assert reference.broken_obligation(hand, trick, "E", (1, "E")) == "asistir"
     trick = [(0, (4, "O")), (1, (3, "E"))]
-    assert ref_correct_core(hand, trick, "E", False, True) == {(5, "O"), (12, "O")}
+    assert reference.correct_plays(hand, trick, "E", False, True) == {(5, "O"), (12, "O")}
     hand = {(5, "C"), (12, "E"), (1, "E")}
-    assert ref_correct_core(hand, trick, "E", False, True) == {(1, "E")}
-    assert ref_obligation(hand, trick, "E", (12, "E")) == "pisar"
-    assert ref_obligation(hand, trick, "E", (5, "C")) == "fallar"
+    assert reference.correct_plays(hand, trick, "E", False, True) == {(1, "E")}
+    assert reference.broken_obligation(hand, trick, "E", (12, "E")) == "pisar"
+    assert reference.broken_obligation(hand, trick, "E", (5, "C")) == "fallar"
 
 
 @pytest.mark.parametrize("name,n", TABLES)
@@ -1576,14 +987,14 @@ def test_a_whole_random_match_replays_cleanly(name: str, n: int) -> None:
     log = build_log(name, n, {}, 3, 0.5, True, 0.0, 0.5, True, None, random.Random(n))
     body = arbiter.replay(log).to_dict()
     assert body["status"] == "complete" and body["illegal"] is None
-    assert normalized(body) == normalized(ref_replay(log))
+    assert normalized(body) == normalized(reference.replay(log))
 
 
 def test_two_calls_in_one_trick_follow_the_second_card_of_each_pair() -> None:
     """docs/rules.md §4: two pairs in one trick are two calls, in the order in which the second card
     of each pair was played; the trick itself is decided without the new trump."""
     first = ["12O", "12C", "11C", "11O"]  # copas completes first (3rd card), then oros (4th)
-    others = [code_of(c) for c in ref_pack("tute-gana-pierde", 4) if c[1] != "O"]
+    others = [reference.code(c) for c in reference.pack_of("tute-gana-pierde", 4) if c[1] != "O"]
     others = [c for c in others if c not in first]
     hands = [
         ["12O", "1O", "3O", "2O", "4O", *others[0:5]],
@@ -1609,7 +1020,7 @@ def test_two_calls_in_one_trick_follow_the_second_card_of_each_pair() -> None:
 
 def test_a_snapshot_with_an_impossible_hand_is_refused() -> None:
     log = {"ruleset": "tute-2p", "players": ["a", "b"], "deals": [{"deck": [
-        code_of(c) for c in ref_pack("tute-2p", 2)], "events": []}]}  # fmt: skip
+        reference.code(c) for c in reference.pack_of("tute-2p", 2)], "events": []}]}  # fmt: skip
     state = engine_replay(parse_log(log))
     state.deals[0].state.hands[0] = -state.deals[0].state.hands[0]  # an altered body
     altered = snapshot.encode(state)

@@ -2,8 +2,8 @@
 
 Outcomes are checked two ways: on a :class:`DealState` whose counters are set by hand (to reach
 every branch of §6 exactly), and on whole logs whose hands are laid out so that every trick is
-known in advance. A randomized cross-check compares the engine with an independent reading of
-§6 and §7 written here.
+known in advance. A randomized cross-check compares the engine with the reference referee's
+reading of §5-§7 (:mod:`tests.reference`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from arbiter.engine.scoring import deal_outcome
 from arbiter.engine.setup import DealSetup
 from arbiter.engine.state import DealState, Decisive
 from arbiter.simulate import random_log
+from tests import reference
 from tests.hand_built import (
-    RANKS,
-    SUITS,
     deal_2p,
     fill,
     hands_2p,
@@ -30,13 +29,11 @@ from tests.hand_built import (
     moves,
     pack,
     play,
-    rank,
     run,
     sing,
     tute,
 )
-
-POINTS = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2}
+from tests.reference import POINTS, RANKS, SUITS, rank
 
 
 def outcome_of(out: dict[str, Any], deal: int = 0) -> tuple[list[int], list[int], str]:
@@ -738,65 +735,7 @@ def test_legal_moves_never_empty_and_all_accepted(ruleset: str) -> None:
                 assert verdict["verdict"] == "renuncio", (ruleset, seed, card)
 
 
-# --- a randomized cross-check against an independent reading of §5-§7 -------------------------
-
-
-def _most(groups: list[tuple[int, ...]], totals: list[int], last: int | None, tie_break: str):
-    sums = [sum(totals[s] for s in g) for g in groups]
-    leaders = [g for g, t in zip(groups, sums, strict=True) if t == max(sums)]
-    if len(leaders) == 1:
-        return list(leaders[0]), "points"
-    if tie_break == "last_trick" and last is not None:
-        for g in leaders:
-            if last in g:
-                return list(g), "last_trick"
-    return [s for g in leaders for s in g], "tie"
-
-
-def expected_outcome(
-    ruleset: str, n: int, totals: list[int], tricks: list[int], last: int | None,
-    decisive: tuple[str, int] | None, tie_break: str,
-) -> tuple[list[int], list[int], str]:  # fmt: skip
-    everyone = set(range(n))
-
-    def split(winners: set[int], reason: str) -> tuple[list[int], list[int], str]:
-        return sorted(winners), sorted(everyone - winners), reason
-
-    side = (lambda s: {s % 2, s % 2 + 2}) if ruleset == "tute-4p" else (lambda s: {s})
-    if decisive is not None:
-        kind, seat = decisive
-        if kind == "tute":
-            return split(side(seat), "tute")
-        if ruleset == "tute-3p":
-            best, _ = _most([(s,) for s in range(n) if s != seat], totals, last, tie_break)
-            return split(set(best), "renuncio")
-        return split(everyone - side(seat), "renuncio")
-    no_trick = {s for s in everyone if tricks[s] == 0}
-    tied = {s for s in everyone if totals.count(totals[s]) > 1}
-    if ruleset == "tute-cabron":
-        if no_trick:
-            return split(everyone - no_trick, "no_tricks")
-        over = {s for s in everyone if totals[s] > 100}
-        if over:
-            return split(everyone - over, "over_100")
-        if tied:
-            return split(everyone - tied, "tied")
-        middle = sorted(everyone, key=lambda s: totals[s])[1]
-        return split(everyone - {middle}, "middle")
-    if ruleset == "tute-gana-pierde":
-        if no_trick:
-            return split(everyone - no_trick, "no_tricks")
-        high = {s for s in everyone if totals[s] == max(totals)}
-        low = {s for s in everyone if totals[s] == min(totals)}
-        return split((high | low) - tied, "tied" if tied else "extremes")
-    groups = [(0, 2), (1, 3)] if ruleset == "tute-4p" else [(s,) for s in range(n)]
-    best, reason = _most(groups, totals, last, tie_break)
-    if reason == "tie" and ruleset != "tute-3p":
-        return [], [], "tie"
-    return split(set(best), reason)
-
-
-PACK_POINTS = {"tute-gana-pierde/3": 76}
+# --- a randomized cross-check against the reference's reading of §5-§7 -----------------------
 
 
 @pytest.mark.parametrize("ruleset", ["tute-2p", "tute-3p", "tute-4p", "tute-cabron",
@@ -807,21 +746,19 @@ def test_random_matches_against_an_independent_referee(ruleset: str, penalty: st
         rng = random.Random(seed * 7919 + len(ruleset))
         n = [3, 4, 5][seed % 3] if ruleset == "tute-gana-pierde" else None
         options: dict[str, Any] = {"renuncio_penalty": penalty}
-        tie_break = "last_trick"
         if ruleset.startswith("tute-") and ruleset[5].isdigit() and seed % 2:
-            options["tie_break"] = tie_break = "none"
+            options["tie_break"] = "none"
         log = random_log(ruleset, rng, players=n, deals=6, options=options,
                          renuncio_rate=0.01 if seed % 3 else 0.0, declare_rate=0.5)  # fmt: skip
         out = run(log)
         assert out["status"] == "complete"
         players = len(log["players"])
-        rs = get_ruleset(ruleset)
-        standing = {"deals": [0] * players, "losers": [0] * players, "tokens": [0] * players}
-        over, m_winners, m_losers = False, [], []
+        opts = reference.options(log)
+        standing = reference.Standing(ruleset, players, opts)
         for raw, deal in zip(log["deals"], out["deals"], strict=True):
             scores = deal["scores"]
             tute_at = [j for j, e in enumerate(raw["events"]) if e["type"] == "tute"]
-            n_tricks = len(pack(rs.removed_rank[players])) // players
+            n_tricks = reference.tricks_per_deal(ruleset, players)
             finished = len(deal["tricks"]) == n_tricks and not tute_at
             # §5: totals and the last trick
             last = deal["tricks"][-1]["winner"] if finished else None
@@ -833,55 +770,31 @@ def test_random_matches_against_an_independent_referee(ruleset: str, penalty: st
                 won = [t for t in deal["tricks"] if t["winner"] == s["seat"]]
                 assert s["tricks"] == len(won)
                 assert s["card_points"] == sum(
-                    POINTS.get(rank(p["card"]), 0) for t in won for p in t["plays"]
+                    POINTS[rank(p["card"])] for t in won for p in t["plays"]
                 )
             if finished:
-                full = PACK_POINTS.get(f"{ruleset}/{players}", 120)
+                full = reference.pack_points(ruleset, players)
                 assert sum(s["card_points"] for s in scores) == full
             # §6, §7: the outcome
             decisive_events = [(v["event"], "renuncio", v["seat"]) for v in deal["violations"]]
             decisive_events += [(j, "tute", raw["events"][j]["seat"]) for j in tute_at]
             first = min(decisive_events) if decisive_events else None
+            decisive = None if first is None else (first[1], first[2])
             totals = [s["total"] for s in scores]
-            expected = expected_outcome(
-                ruleset, players, totals, [s["tricks"] for s in scores], last,
-                None if first is None else (first[1], first[2]), tie_break,
-            )  # fmt: skip
+            tricks = [s["tricks"] for s in scores]
+            expected = reference.outcome(ruleset, players, opts, totals, tricks, last, decisive)
             got = outcome_of({"deals": [deal]})
-            assert got[:2] == expected[:2], (seed, deal["scores"], got, expected)
-            if not (ruleset == "tute-gana-pierde" and expected[2] in ("tied", "extremes")):
-                assert got[2] == expected[2]
+            assert got == (expected["winners"], expected["losers"], expected["reason"]), (
+                seed, deal["scores"], got, expected
+            )  # fmt: skip
             # the match
-            winners, losers = expected[0], expected[1]
-            for s in winners:
-                standing["deals"][s] += 1
-                standing["tokens"][s] += 1
-            for s in losers:
-                standing["losers"][s] += 1
-            target_key, target = {
-                "deals": ("deals", options.get("match_target", 3)),
-                "loser_points": ("losers", 4),
-                "tokens": ("tokens", 3),
-            }[rs.match]
-            reached = [s for s in range(players) if standing[target_key][s] >= target]
-            if reached:
-                over = True
-                rest = [s for s in range(players) if s not in reached]
-                m_winners, m_losers = (rest, reached) if rs.match == "loser_points" else (
-                    reached, rest
-                )  # fmt: skip
-            if first is not None and first[1] == "renuncio" and penalty == "lose_match":
-                offender = first[2]
-                off_side = [offender % 2, offender % 2 + 2] if ruleset == "tute-4p" else [
-                    offender
-                ]  # fmt: skip
-                over, m_losers = True, off_side
-                m_winners = [s for s in range(players) if s not in off_side]
-            if over:
+            standing.record(expected, decisive)
+            if standing.over:
                 break
         match = out["match"]
         assert len(out["deals"]) == len(log["deals"])
-        assert (match["over"], match["winners"], match["losers"]) == (over, m_winners, m_losers)
-        column = {"deals": "deals_won", "loser_points": "loser_points", "tokens": "tokens"}
-        key = {"deals": "deals", "loser_points": "losers", "tokens": "tokens"}[rs.match]
-        assert [s[column[rs.match]] for s in match["standings"]] == standing[key]
+        assert (match["over"], match["winners"], match["losers"]) == (
+            standing.over, standing.winners, standing.losers
+        )  # fmt: skip
+        column, _ = reference.MATCH[ruleset]
+        assert [s[column] for s in match["standings"]] == standing.counts[column]
