@@ -28,6 +28,7 @@ from arbiter.cache.stores import MemoryStore
 from arbiter.engine import log as engine_log
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import Limits
+from arbiter.engine.moves import Move
 from arbiter.service import LIBRARY, Referee, UnknownState
 from arbiter.settings import Settings
 from arbiter.simulate import random_log
@@ -203,13 +204,13 @@ def test_no_marshmallow_pass_on_the_request_path(monkeypatch: pytest.MonkeyPatch
 
 def test_the_move_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[object] = []
-    original = engine_log.parse_event
+    original = Move.from_json
 
     def counting(raw: object, players: int, notation: Any) -> Any:
         calls.append(raw)
         return original(raw, players, notation)
 
-    monkeypatch.setattr("arbiter.service.parse_event", counting)
+    monkeypatch.setattr(Move, "from_json", counting)
     ref = referee()
     move = {"type": "play", "seat": 0, "card": "1O", "note": "a field the referee ignores"}
     log = cut(MATCH, 0, 0)
