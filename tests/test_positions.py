@@ -33,6 +33,7 @@ from arbiter.service import Referee
 from arbiter.simulate import random_log
 from arbiter.tokens import Sealer
 from tests.api_support import EXAMPLES_DIR
+from tests.positions_support import slots_of
 
 SECRET = "positions-tests-secret-0123456789abcdef"
 SEALER = Sealer([SECRET])
@@ -105,7 +106,7 @@ def assert_same_position(opened: Position, replayed: Position) -> None:
 
 
 def test_a_position_carries_or_derives_every_slot_but_the_history() -> None:
-    slots = set(DealState.__slots__)
+    slots = set(slots_of(DealState))
     groups = [set(POSITION_FIELDS), set(HISTORY_FIELDS), set(DERIVED_FIELDS)]
     assert set().union(*groups) == slots
     assert sum(len(g) for g in groups) == len(slots), "a slot is in two groups"

@@ -36,6 +36,7 @@ from arbiter.engine.setup import DealSetup
 from arbiter.engine.state import DealState, Decisive, IllegalCode
 from arbiter.report import Replay, Verdict
 from tests import reference
+from tests.positions_support import slots_of
 from tests.reference import (
     DEALER_TRUMP,
     DECLARED,
@@ -691,10 +692,10 @@ def match_fields(match: MatchState) -> list[Any]:
     """Everything a match state holds, as plain values (every slot of every deal)."""
     standing = match.standing
     out: list[Any] = [match.header, match.illegal]
-    out += [getattr(standing, name) for name in standing.__slots__]
+    out += [getattr(standing, name) for name in slots_of(type(standing))]
     for record in match.deals:
         out.append(record.outcome)
-        out += [(name, getattr(record.state, name)) for name in DealState.__slots__]
+        out += [(name, getattr(record.state, name)) for name in slots_of(DealState)]
     return out
 
 
