@@ -65,10 +65,10 @@ def walk(log: dict[str, Any]) -> Iterator[tuple[MatchState, Move | None]]:
         if begun.illegal is not None:
             return
         match = begun
-        for j, event in enumerate(deal.events):
-            yield match.copy(), event
+        for j, code in enumerate(deal.events):
+            yield match.copy(), Move.from_code(code)
             nxt = advance(
-                match.copy(), GameLog(parsed.header, (DealLog(None, (event,), j),), index)
+                match.copy(), GameLog(parsed.header, (DealLog(None, (code,), j),), index)
             )
             if nxt.illegal is not None:
                 return

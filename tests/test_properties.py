@@ -293,7 +293,8 @@ def walk(log: dict[str, Any]) -> Iterator[Step]:
     for di, deal in enumerate(parsed.deals):
         assert deal.setup is not None
         state = DealState(header.ruleset, header.options, n, deal.setup)
-        for j, event in enumerate(deal.events):
+        for j, packed in enumerate(deal.events):
+            event = Move.from_code(packed)
             before = state.copy()
             code = state.apply(event, j)
             yield Step(di, j, before, event, state, code)

@@ -2,10 +2,10 @@
 
 :func:`parse_log` turns the JSON-shaped ``dict`` into a :class:`GameLog`: its :class:`Header`
 (the ruleset and its options, the notation, the players) and per deal its :class:`DealSetup`
-and its events as :class:`Move` tuples. :func:`parse_rest` reads only what follows a prefix
-already replayed. Anything malformed raises an :class:`ArbiterError` whose ``path`` points at
-the field; how much a log may hold is one :class:`Limits`. Whether the events are *legal* is
-the replay's business, not this module's.
+and its events, as packed :data:`~arbiter.engine.moves.MoveCode` ints. :func:`parse_rest` reads
+only what follows a prefix already replayed. Anything malformed raises an
+:class:`ArbiterError` whose ``path`` points at the field; how much a log may hold is one
+:class:`Limits`. Whether the events are *legal* is the replay's business, not this module's.
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ from arbiter.engine.cards import (
     pack_mask,
 )
 from arbiter.engine.errors import ArbiterError, LogError
-from arbiter.engine.moves import PLAY, Move
+from arbiter.engine.moves import PLAY, Move, MoveCode
 from arbiter.engine.rulesets import Options, Ruleset, get_ruleset, resolve_options
 from arbiter.engine.setup import DealSetup, build_setup, next_dealer
 
-# tuple.__new__ builds a Move without NamedTuple's Python-level constructor (once per event).
-_new_move = tuple.__new__
+_PLAY_CODE: Final = PLAY << 12
 
 MAX_DEALS: Final = 100
 MAX_NAME_LENGTH: Final = 64
@@ -65,7 +64,7 @@ class DealLog:
     """
 
     setup: DealSetup | None
-    events: tuple[Move, ...]
+    events: tuple[MoveCode, ...]
     first_event: int = 0
 
 
@@ -179,7 +178,7 @@ def parse_deal(header: Header, raw: object, default_dealer: int) -> DealLog:
 
 def _parse_deal(
     header: Header, raw: object, default_dealer: int
-) -> tuple[DealSetup, tuple[Move, ...]]:
+) -> tuple[DealSetup, tuple[MoveCode, ...]]:
     if not isinstance(raw, Mapping):
         raise LogError("a deal must be a JSON object")
     players = len(header.players)
@@ -205,9 +204,9 @@ def _check_event_count(
 
 def _parse_events(
     raw_events: list[object], players: int, notation: Notation, start: int = 0
-) -> list[Move]:
+) -> list[MoveCode]:
     table = code_table(notation)
-    events: list[Move] = []
+    events: list[MoveCode] = []
     for j, raw in enumerate(raw_events[start:] if start else raw_events, start):
         # The hot path: a play with exactly type, seat and a canonical card code.
         if type(raw) is dict and len(raw) == 3 and raw.get("type") == "play":
@@ -215,10 +214,10 @@ def _parse_events(
             if type(seat) is int and 0 <= seat < players and type(code) is str:
                 card = table.get(code)
                 if card is not None:
-                    events.append(_new_move(Move, (PLAY, seat, card)))
+                    events.append(_PLAY_CODE | seat << 8 | (card + 1))  # Move(PLAY...).code
                     continue
         try:
-            events.append(Move.from_json(raw, players, notation))
+            events.append(Move.from_json(raw, players, notation).code)
         except ArbiterError as err:
             raise err.at("events", j) from None
     return events

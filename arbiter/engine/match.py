@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from arbiter.engine.errors import LogError
 from arbiter.engine.log import GameLog, Header
-from arbiter.engine.moves import PLAY, Move
+from arbiter.engine.moves import PLAY, Move, MoveCode
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.scoring import MatchStanding, Outcome, deal_outcome
 from arbiter.engine.setup import DealSetup
@@ -171,7 +171,7 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
             continue  # finished before this state was taken
         if index == len(match.deals):
             if match.standing.over:
-                first_event = deal.events[0] if deal.events else None
+                first_event = Move.from_code(deal.events[0]) if deal.events else None
                 at = None if first_event is None else 0
                 match.illegal = Illegal(index, at, IllegalCode.MATCH_OVER, first_event)
                 return match
@@ -189,7 +189,7 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
     return match
 
 
-def _play_events(match: MatchState, index: int, events: tuple[Move, ...], first: int) -> bool:
+def _play_events(match: MatchState, index: int, events: tuple[MoveCode, ...], first: int) -> bool:
     """Apply deal ``index``'s events (``events[0]`` is event ``first``) that the state has not
     applied yet; False when one is illegal (recorded in ``match.illegal``)."""
     record = match.deals[index]
@@ -200,12 +200,12 @@ def _play_events(match: MatchState, index: int, events: tuple[Move, ...], first:
     if skip < 0:
         raise ValueError("the log skips events this state has not applied")
     for j, move in enumerate(events[skip:] if skip else events, state.events_applied):
-        code = state.apply(move, j)
+        code = state.apply_code(move, j)
         if code is not None:
             # An event after the end of the deal that ended the match is match_over.
             if code is IllegalCode.DEAL_OVER and match.standing.over:
                 code = IllegalCode.MATCH_OVER
-            match.illegal = Illegal(index, j, code, move)
+            match.illegal = Illegal(index, j, code, Move.from_code(move))
             return False
         if state.over and record.outcome is None:
             match.finish_deal(record)

@@ -21,6 +21,10 @@ from arbiter.engine.errors import CardCodeError, LogError
 Seat = int
 """A seat at the table, 0..n-1 in playing order."""
 
+MoveCode = int
+"""A move packed in one int, as the replay's hot path carries a parsed log's events:
+``kind << 12 | seat << 8 | (arg + 1)`` (see :meth:`Move.code`)."""
+
 
 class EventKind(IntEnum):
     """What a move does; the API's ``type`` is the lower-case name."""
@@ -80,6 +84,17 @@ class Move(NamedTuple):
                 raise LogError("must be kings or horses", ("of",))
             return cls(TUTE, seat, TUTE_OF.index(of))
         return cls(EXCHANGE, seat)
+
+    @property
+    def code(self) -> MoveCode:
+        """This move packed in one int."""
+        kind, seat, arg = self
+        return kind << 12 | seat << 8 | (arg + 1)
+
+    @classmethod
+    def from_code(cls, code: MoveCode) -> Move:
+        """The move a :attr:`code` packs."""
+        return cls(code >> 12, code >> 8 & 15, (code & 255) - 1)
 
     def to_json(self, notation: Notation) -> dict[str, Any]:
         """The event object of a log, in ``notation``."""

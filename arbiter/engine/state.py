@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from functools import cache
 from typing import Any, Final, NamedTuple
 
 from arbiter.engine.cards import (
     HORSE,
     KING,
     POINTS,
+    RANKS,
     SEVEN,
     Card,
     display_order,
@@ -29,7 +29,7 @@ from arbiter.engine.cards import (
     pack_mask,
     rank_mask,
 )
-from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move
+from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move, MoveCode
 from arbiter.engine.obligations import Obligation, broken_obligation, correct_plays
 from arbiter.engine.rulesets import Options, Ruleset, partner
 from arbiter.engine.setup import DealSetup, mano
@@ -115,7 +115,18 @@ class Decisive(NamedTuple):
 
 
 _TUTE_MASKS = (rank_mask(KING), rank_mask(HORSE))
-_CANTE_MASKS = tuple((1 << make_card(KING, s)) | (1 << make_card(HORSE, s)) for s in range(4))
+
+
+def _pair_masks(low: int, high: int) -> tuple[int, ...]:
+    """Per suit, the mask of the cards of ranks ``low`` and ``high``."""
+    return tuple((1 << make_card(low, s)) | (1 << make_card(high, s)) for s in range(4))
+
+
+#: The call pairs of every ``call_ranks`` an option can give (its two ranks, sorted).
+_CALL_MASKS: Final[dict[tuple[int, int], tuple[int, ...]]] = {
+    (low, high): _pair_masks(low, high) for low in RANKS for high in RANKS if low < high
+}
+_CANTE_MASKS = _pair_masks(HORSE, KING)
 _SEVENS = tuple(make_card(SEVEN, s) for s in range(4))
 
 
@@ -198,8 +209,8 @@ class DealState:
         self.must_trump = options.trump_when_cannot_overtrump
         self.relief = ruleset.pairs and options.partner_relief
         self.calls_in_trick = ruleset.cantes == "in_trick"
-        self.call_masks = _call_masks(options.call_ranks)
-        self.total_tricks = _total_tricks(ruleset.removed_rank[players], players)
+        self.call_masks = _CALL_MASKS[options.call_ranks]
+        self.total_tricks = pack_mask(ruleset.removed_rank[players]).bit_count() // players
         self.trick_mask = 0
 
     # --- queries -------------------------------------------------------------------------
@@ -310,15 +321,21 @@ class DealState:
 
     # --- events --------------------------------------------------------------------------
 
-    def apply(self, event: Move, index: int) -> IllegalCode | None:
-        """Apply the ``index``-th event of the deal, or return why it is illegal (no change).
+    def apply(self, move: Move, index: int) -> IllegalCode | None:
+        """Apply ``move`` as the ``index``-th event of the deal, or return why it is illegal
+        (and change nothing)."""
+        return self.apply_code(move.code, index)
+
+    def apply_code(self, code: MoveCode, index: int) -> IllegalCode | None:
+        """:meth:`apply` for a move packed in an int (as a parsed log carries them).
 
         Plays are the hot path of every replay: the checks of :meth:`check`, the verdict of
         :func:`correct_plays` and :func:`beats` are inlined here.
         """
-        kind, seat, card = event
-        if kind != PLAY:
-            return self._declare(event, index)
+        if code >> 12 != PLAY:
+            return self._declare(Move.from_code(code), index)
+        seat = code >> 8 & 15
+        card = (code & 255) - 1
         if self.over:
             return IllegalCode.DEAL_OVER
         if seat != self.turn:
@@ -662,14 +679,3 @@ def _pairs(data: bytes) -> list[tuple[int, Card]]:
 
 
 _new_tuple = tuple.__new__
-
-
-@cache
-def _call_masks(call_ranks: tuple[int, int]) -> tuple[int, ...]:
-    low, high = call_ranks
-    return tuple((1 << make_card(low, s)) | (1 << make_card(high, s)) for s in range(4))
-
-
-@cache
-def _total_tricks(removed_rank: int | None, players: int) -> int:
-    return pack_mask(removed_rank).bit_count() // players
