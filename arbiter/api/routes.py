@@ -15,9 +15,9 @@ from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
 from marshmallow import Schema
 
-from arbiter.api import examples
+from arbiter.api import bodies, examples, validation
 from arbiter.api import schemas as s
-from arbiter.api.errors import PROBLEM_JSON, Problem, marshmallow_errors
+from arbiter.api.errors import PROBLEM_JSON, Problem
 from arbiter.api.metrics import Metrics
 from arbiter.cache import CachedReplay, StateCache
 from arbiter.engine.errors import ArbiterError
@@ -85,22 +85,15 @@ def _metrics() -> Metrics:
 
 
 def _read_body(schema: Schema) -> dict[str, Any]:
-    """The JSON object of the request, checked by ``schema``; problems for 400/413/415/422."""
-    if request.mimetype != _JSON and not request.mimetype.endswith("+json"):
-        raise Problem(415, "Unsupported Media Type", "Send the body as application/json.")
-    raw = request.get_data(cache=False)
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError as err:
-        raise Problem(400, "Bad Request", f"The body is not JSON: {err}") from None
+    """The JSON object of the request, checked by ``schema``; problems for 400/408/413/415/422
+    (:mod:`arbiter.api.bodies`, :mod:`arbiter.api.validation`)."""
+    body = bodies.read_json()
     if not isinstance(body, dict):
         raise Problem.invalid([{"pointer": "", "message": "The body must be a JSON object."}])
     ruleset = body.get("ruleset")
     if isinstance(ruleset, str) and len(ruleset) <= 32:
         g.ruleset = ruleset  # for the access log
-    messages = schema.validate(body)
-    if messages:
-        raise Problem.invalid(marshmallow_errors(messages))
+    validation.check(schema, body, _settings().max_errors)
     _check_limits(body)
     return body
 
