@@ -19,7 +19,8 @@ from arbiter.settings import Settings
 #: Paths under /v1/ that stay open: the contract (the /docs page reads it).
 _OPEN_V1 = frozenset({"/v1/openapi.yaml"})
 
-_API_HEADERS = {
+#: Headers of every answer (also those the worker writes before the app, arbiter.worker).
+API_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
@@ -88,7 +89,7 @@ def install(app: Flask, settings: Settings) -> None:
 
     @app.after_request
     def _headers(response: Response) -> Response:
-        for name, value in _API_HEADERS.items():
+        for name, value in API_HEADERS.items():
             response.headers.setdefault(name, value)
         if request.path.startswith("/docs"):
             response.headers["Content-Security-Policy"] = _DOCS_CSP
