@@ -1,7 +1,8 @@
 """The benchmarks' gunicorn helpers (:mod:`benchmarks.gunicorn_support`) with the live tests'
 defaults: ready once ``/healthz`` answers 200 (and all ``workers`` are up, if given), three tries
 on a fresh port, and a :func:`stop` that fails the test when gunicorn does not stop in time.
-Used by tests/test_live_server.py, tests/test_operations_live.py and tests/test_two_workers.py.
+Used by tests/test_live_server.py, tests/test_operations_live.py, tests/test_two_workers.py and
+tests/hostile/.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def start(
     **options: Any,
 ) -> Gunicorn:
     """``arbiter.wsgi:app`` under the shipped config, once ``/healthz`` answers (``options``:
-    ``args``, ``bind_option``, ``capture_stdout`` of :func:`benchmarks.gunicorn_support.start`)."""
+    ``args``, ``bind_option``, ``capture_stdout``, ``serve`` of
+    :func:`benchmarks.gunicorn_support.start`)."""
     return shared.start(
         log,
         env,

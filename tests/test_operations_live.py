@@ -12,7 +12,8 @@ nothing of the calling shell's ``ARBITER_*``/``REDIS_*``; it is always stopped a
   scrape, whichever worker answers it, adds them up to exactly the number sent, also after a
   worker has been killed and replaced.
 - Graceful shutdown: a request whose body is still arriving when the master gets SIGTERM is
-  answered in full, and the master then exits 0 within the graceful timeout (sync and gthread).
+  answered in full, and the master then exits 0 within the graceful timeout (the shipped
+  worker, sync and gthread).
 - JSON access logs: one JSON line per request on gunicorn's stderr, with request id, method,
   path, status, duration and ruleset, and no player names.
 """
@@ -333,10 +334,11 @@ def _read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
 @pytest.mark.parametrize(
     "worker_env",
     [
+        {},  # the shipped worker class, arbiter.worker.Worker (gevent)
         {"ARBITER_WORKER_CLASS": "sync"},
         {"ARBITER_WORKER_CLASS": "gthread", "GUNICORN_CMD_ARGS": "--threads 4"},
     ],
-    ids=["sync", "gthread"],
+    ids=["shipped", "sync", "gthread"],
 )
 def test_request_in_flight_survives_sigterm(tmp_path: Path, worker_env: dict[str, str]) -> None:
     """Headers and half of a large body, SIGTERM to the master, then the rest of the body: the
