@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 import arbiter
 from arbiter.engine.errors import ArbiterError
-from arbiter.engine.log import name_problem
 from arbiter.simulate import random_log
 from tests.gunicorn_support import Gunicorn, post_json
 from tests.hostile.conftest import assert_problem
@@ -78,6 +77,7 @@ def test_accented_and_non_latin_names_are_fine(server: Gunicorn, log: dict[str, 
 @given(st.text(min_size=1, max_size=12).filter(lambda n: n.strip() and n != "ana"))
 def test_a_name_is_accepted_exactly_when_printable_nfc(name: str) -> None:
     """The library (and so the command) checks names as the API does."""
+    from arbiter.engine.log import name_problem  # here: the module imports on main too
     log = random_log("tute-2p", random.Random(1))
     log["players"] = ["ana", name]
     fit = name.isprintable() and unicodedata.is_normalized("NFC", name)
