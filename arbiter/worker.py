@@ -10,6 +10,8 @@ greenlet, a few KB, instead of one of a few threads), with deadlines and problem
 - **Request body**: ``wsgi.input`` raises :class:`BodyTimeout` (a :class:`TimeoutError`) once the
   body has taken longer than ``ARBITER_BODY_TIMEOUT`` seconds from the end of its head, and
   the app answers 408 (:mod:`arbiter.api.bodies`).
+- **Spreading**: a connection is closed after :data:`KEEPALIVE_REQUESTS` answers, so that
+  long-lived connections do not stay piled on one worker.
 - **Closing**: an answer carrying ``Connection: close`` (a body refused before it was all read)
   closes the connection instead of letting gunicorn parse the rest of the body; what the
   client still sends is read and dropped for a bounded time first (:func:`linger`), so that it
@@ -40,6 +42,12 @@ from gunicorn.workers.ggevent import GeventWorker
 LINGER_SECONDS = 2.0
 LINGER_BYTES = 16 * 1024 * 1024
 CHUNK = 64 * 1024
+
+#: Requests answered on one connection before it is closed (nginx's keepalive_requests). A
+#: kept-alive connection stays with the worker that accepted it: a client that reconnects now
+#: and then goes to whichever worker is free to accept at that moment, which keeps a few
+#: long-lived connections (a game server's pool, a proxy's upstream) spread over the workers.
+KEEPALIVE_REQUESTS = 100
 
 WsgiApp = Callable[[MutableMapping[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -160,12 +168,14 @@ def with_deadlines(app: WsgiApp, body_timeout: float) -> WsgiApp:
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             nonlocal closing
             kept = [(k, v) for k, v in headers if k.lower() != "connection"]
-            if len(kept) < len(headers):
-                # gunicorn drops hop-by-hop headers; its Response is start_response's owner.
-                owner = getattr(start_response, "__self__", None)
-                if owner is not None and hasattr(owner, "force_close"):
+            # gunicorn drops hop-by-hop headers; its Response is start_response's owner.
+            owner = getattr(start_response, "__self__", None)
+            if owner is not None and hasattr(owner, "force_close"):
+                if len(kept) < len(headers):
                     owner.force_close()
                     closing = True
+                elif getattr(getattr(owner, "req", None), "req_number", 0) >= KEEPALIVE_REQUESTS:
+                    owner.force_close()  # answered with Connection: close; the client reconnects
             return start_response(status, kept, exc_info)
 
         answer = app(environ, start)
