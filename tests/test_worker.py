@@ -17,6 +17,7 @@ import pytest
 from gunicorn.http import errors as http_errors
 
 from arbiter.worker import (
+    KEEPALIVE_REQUESTS,
     BodyTimeout,
     DeadlineInput,
     Worker,
@@ -93,12 +94,18 @@ def test_a_body_in_time_is_read_as_is() -> None:
     assert list(stream) == [b"line 2\n"]
 
 
-class Response:
-    """What gunicorn's Response offers the wrapper: start_response and force_close."""
+class Request:
+    def __init__(self, req_number: int) -> None:
+        self.req_number = req_number  # the request's rank on its connection, from 1
 
-    def __init__(self) -> None:
+
+class Response:
+    """What gunicorn's Response offers the wrapper: start_response, force_close, req."""
+
+    def __init__(self, req_number: int = 1) -> None:
         self.closed = False
         self.headers: list[tuple[str, str]] = []
+        self.req = Request(req_number)
 
     def start_response(
         self, status: str, headers: list[tuple[str, str]], exc_info: Any = None
@@ -124,6 +131,18 @@ def test_connection_close_from_the_app_closes(close: bool) -> None:
     assert list(answer) == [b"{}"]
     assert response.closed is close
     assert ("Connection", "close") not in response.headers  # hop-by-hop: not the app's
+
+
+@pytest.mark.parametrize("number", [1, KEEPALIVE_REQUESTS - 1, KEEPALIVE_REQUESTS])
+def test_a_connection_closes_after_so_many_answers(number: int) -> None:
+    def app(environ: Any, start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [b"{}"]
+
+    response = Response(number)
+    environ = {"wsgi.input": io.BytesIO(b""), "gunicorn.socket": None}
+    list(with_deadlines(app, 1.0)(environ, response.start_response))
+    assert response.closed is (number >= KEEPALIVE_REQUESTS)
 
 
 def test_keepalive_zero_is_refused() -> None:
