@@ -7,6 +7,7 @@ tests/hostile/.
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "environment",
     "free_port",
     "post_json",
+    "read_response",
     "request",
     "start",
     "stop",
@@ -63,3 +65,27 @@ def start(
         stop_timeout=stop_timeout,
         **options,
     )
+
+
+def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """An HTTP/1.1 response read off ``sock`` to the end of its Content-Length: the status,
+    the headers (names in lower case) and the body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"connection closed after {data[:200]!r}")
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers["content-length"])
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"body cut at {len(rest)} of {length} bytes")
+        rest += chunk
+    return int(status_line.split()[1]), headers, rest[:length]

@@ -24,7 +24,7 @@ import pytest
 
 from arbiter.simulate import random_log
 from tests import gunicorn_support
-from tests.gunicorn_support import HOST, Gunicorn
+from tests.gunicorn_support import HOST, Gunicorn, read_response
 
 #: Variables of the calling shell that ``make run`` would not see.
 SHELL_ONLY = ("ARBITER_", "REDIS_", "PROMETHEUS_")
@@ -74,26 +74,8 @@ class Raw:
 
 def read_answer(sock: socket.socket) -> Raw:
     """One HTTP/1.1 answer with a Content-Length (all of this service's answers have one)."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"closed before an answer's head: {data[:200]!r}")
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    status_line, *lines = head.decode("latin-1").split("\r\n")
-    headers = {}
-    for line in lines:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers["content-length"])
-    while len(rest) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"body cut at {len(rest)} of {length} bytes")
-        rest += chunk
-    closed = headers.get("connection", "").lower() == "close"
-    return Raw(int(status_line.split()[1]), headers, rest[:length], closed)
+    status, headers, body = read_response(sock)
+    return Raw(status, headers, body, headers.get("connection", "").lower() == "close")
 
 
 def exchange(port: int, data: bytes, timeout: float = 10.0) -> Raw:

@@ -78,6 +78,7 @@ def test_accented_and_non_latin_names_are_fine(server: Gunicorn, log: dict[str, 
 def test_a_name_is_accepted_exactly_when_printable_nfc(name: str) -> None:
     """The library (and so the command) checks names as the API does."""
     from arbiter.engine.log import name_problem  # here: the module imports on main too
+
     log = random_log("tute-2p", random.Random(1))
     log["players"] = ["ana", name]
     fit = name.isprintable() and unicodedata.is_normalized("NFC", name)
