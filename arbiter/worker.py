@@ -212,6 +212,9 @@ def problem_bytes(status: int, reason: str, detail: str, request_id: str) -> byt
 class Worker(GeventWorker):
     """gunicorn's gevent worker with the deadlines and problem answers of the module doc."""
 
+    #: the app's Metrics, to count what is refused before the app (set by load_wsgi)
+    app_metrics: Any = None
+
     @classmethod
     def check_config(cls, cfg: Any, log: Any) -> None:
         """Called by gunicorn's master before it starts workers (gunicorn/arbiter.py)."""
@@ -249,8 +252,6 @@ class Worker(GeventWorker):
             self.log.debug("could not send the problem answer")
         else:
             linger(client)
-
-    app_metrics: Any = None
 
 
 def _metrics_of(app: Any) -> Any:
