@@ -4,27 +4,47 @@
 their ``to_dict()`` are the bodies of the HTTP API. :class:`Referee` does the same with sealed
 state tokens and a state cache, as the service does. The rules engine itself is the pure package
 :mod:`arbiter.engine`.
+
+The service layer (and with it Redis and the crypto) is imported when first used, not by
+``import arbiter``: the gunicorn master imports the package before gevent patches the workers.
 """
 
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 try:  # defined once, in pyproject.toml: read back from the installed package's metadata
     __version__ = version("tute-arbiter")
 except PackageNotFoundError:  # a source tree imported without being installed
     __version__ = "0+unknown"
 
-from arbiter.report import Replay, Verdict
-from arbiter.service import LIBRARY, Referee, UnknownState
+if TYPE_CHECKING:
+    from arbiter.report import Replay, Verdict
+    from arbiter.service import Referee, UnknownState
 
 __all__ = ["Referee", "Replay", "UnknownState", "Verdict", "__version__", "replay", "validate"]
 
 
-def replay(log: Any) -> Replay:
+def replay(log: Any) -> "Replay":
     """Adjudicate a log (the JSON object of docs/api.md)."""
+    from arbiter.service import LIBRARY
+
     return LIBRARY.replay(log)
 
 
-def validate(log: Any, move: Any) -> Verdict:
+def validate(log: Any, move: Any) -> "Verdict":
     """Judge ``move`` (an event object of docs/api.md) at the end of ``log``."""
+    from arbiter.service import LIBRARY
+
     return LIBRARY.validate(log, move)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Replay", "Verdict"):
+        from arbiter import report
+
+        return getattr(report, name)
+    if name in ("Referee", "UnknownState"):
+        from arbiter import service
+
+        return getattr(service, name)
+    raise AttributeError(f"module 'arbiter' has no attribute {name!r}")
