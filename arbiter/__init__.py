@@ -4,11 +4,14 @@
 their ``to_dict()`` are the bodies of the HTTP API. :class:`Referee` does the same with sealed
 state tokens and a state cache, as the service does. The rules engine itself is the pure package
 :mod:`arbiter.engine`; :data:`BUILD` says whether it runs compiled (mypyc) or as Python.
+
+The service layer (and with it Redis and the crypto) is imported when first used, not by
+``import arbiter``: the gunicorn master imports the package before gevent patches the workers.
 """
 
 import sys
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arbiter import _build
 
@@ -22,8 +25,9 @@ BUILD, _why = _build.choose()
 if _why:
     print(_why, file=sys.stderr)
 
-from arbiter.report import Replay, Verdict  # noqa: E402
-from arbiter.service import LIBRARY, Referee, UnknownState  # noqa: E402
+if TYPE_CHECKING:
+    from arbiter.report import Replay, Verdict
+    from arbiter.service import Referee, UnknownState
 
 __all__ = [
     "BUILD",
@@ -37,11 +41,27 @@ __all__ = [
 ]
 
 
-def replay(log: Any) -> Replay:
+def replay(log: Any) -> "Replay":
     """Adjudicate a log (the JSON object of docs/api.md)."""
+    from arbiter.service import LIBRARY
+
     return LIBRARY.replay(log)
 
 
-def validate(log: Any, move: Any) -> Verdict:
+def validate(log: Any, move: Any) -> "Verdict":
     """Judge ``move`` (an event object of docs/api.md) at the end of ``log``."""
+    from arbiter.service import LIBRARY
+
     return LIBRARY.validate(log, move)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Replay", "Verdict"):
+        from arbiter import report
+
+        return getattr(report, name)
+    if name in ("Referee", "UnknownState"):
+        from arbiter import service
+
+        return getattr(service, name)
+    raise AttributeError(f"module 'arbiter' has no attribute {name!r}")

@@ -1,23 +1,32 @@
 """The ``arbiter`` command: adjudicate a log, judge a move, or serve the HTTP API.
 
 Exit status: 0 when the log (or move) is clean, 1 when it holds a renuncio or an illegal event
-(or the move is not allowed), 2 for bad input (unreadable file, malformed log).
+(or the move is not allowed), 2 for bad input (unreadable file, malformed log), 130 when
+interrupted (Ctrl-C). Logs and moves are read as the HTTP API reads them (:mod:`arbiter.jsontext`:
+strict JSON, no NaN or Infinity, numbers within a 64-bit float). It never prints a traceback: a
+reader that stops early (``arbiter replay log.json --json | head -5``) ends the output quietly,
+with the exit status of the verdict.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from arbiter import __version__, replay, validate
 from arbiter.engine.errors import ArbiterError
 from arbiter.i18n import LANGS
+from arbiter.jsontext import JsonTextError, loads
 
 EXIT_OK, EXIT_BREACH, EXIT_BAD_INPUT = 0, 1, 2
+#: 128 + SIGINT, as shells report a command stopped by Ctrl-C.
+EXIT_INTERRUPTED = 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -31,6 +40,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _InputError as err:
         print(f"arbiter: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("arbiter: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+@contextlib.contextmanager
+def _output() -> Iterator[None]:
+    """Standard output that its reader may close early: the rest is dropped, quietly (also at
+    exit, when Python flushes what is left)."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 class _InputError(Exception):
@@ -63,32 +88,35 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load_json(text: str, what: str) -> Any:
+def _load_json(text: bytes | str, what: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
+        return loads(text)
+    except JsonTextError as err:
         raise _InputError(f"{what} is not JSON: {err}") from None
-    except RecursionError:
-        raise _InputError(f"{what} is nested too deeply") from None
+
+
+def _read_stdin() -> bytes | str:
+    # bytes, so that the JSON reader checks the UTF-8 (a replaced stdin may be text only)
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer.read() if buffer is not None else sys.stdin.read()
 
 
 def _read_log(path: str) -> Any:
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        data = _read_stdin() if path == "-" else Path(path).read_bytes()
     except OSError as err:
         raise _InputError(f"cannot read {path}: {err.strerror}") from None
-    except UnicodeDecodeError:
-        raise _InputError(f"{path} is not UTF-8 text") from None
-    return _load_json(text, path)
+    return _load_json(data, "standard input" if path == "-" else path)
 
 
 def _replay(args: argparse.Namespace) -> int:
     result = replay(_read_log(args.file))
     body = result.to_dict(args.lang)
-    if args.json:
-        print(json.dumps(body, ensure_ascii=False, indent=2))
-    else:
-        print_replay(body, sys.stdout)
+    with _output():
+        if args.json:
+            print(json.dumps(body, ensure_ascii=False, indent=2))
+        else:
+            print_replay(body, sys.stdout)
     breach = body["illegal"] is not None or any(d["violations"] for d in body["deals"])
     return EXIT_BREACH if breach else EXIT_OK
 
@@ -96,12 +124,13 @@ def _replay(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     move = _load_json(args.move, "--move")
     verdict = validate(_read_log(args.file), move).to_dict(args.lang)
-    if args.json:
-        print(json.dumps(verdict, ensure_ascii=False, indent=2))
-    else:
-        print(f"{verdict['verdict']}: {verdict['message']}")
-        moves = ", ".join(_move_text(m) for m in verdict["legal_moves"])
-        print(f"legal moves: {moves}")
+    with _output():
+        if args.json:
+            print(json.dumps(verdict, ensure_ascii=False, indent=2))
+        else:
+            print(f"{verdict['verdict']}: {verdict['message']}")
+            moves = ", ".join(_move_text(m) for m in verdict["legal_moves"])
+            print(f"legal moves: {moves}")
     return EXIT_OK if verdict["legal"] else EXIT_BREACH
 
 

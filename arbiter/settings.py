@@ -25,6 +25,8 @@ CACHE_BACKENDS: Final = ("auto", "memory", "redis", "cluster", "off")
 SERVER_STATE_KEY_VAR: Final = "ARBITER_SERVER_STATE_KEY"
 #: Longest player names a server may allow: state tokens carry them (tokens.MAX_TOKEN_LENGTH).
 MAX_NAME_LENGTH_LIMIT: Final = 128
+#: The most errors one problem may list (ARBITER_MAX_ERRORS may lower it, not raise it).
+MAX_ERRORS_CEILING: Final = 100
 
 
 class SettingsError(ValueError):
@@ -57,6 +59,10 @@ class Settings:
     max_deals: int = 100
     #: longest player name (422 beyond)
     max_name_length: int = 64
+    #: errors listed in one problem (the rest are counted); 1..MAX_ERRORS_CEILING
+    max_errors: int = 50
+    #: seconds a request body may take to arrive, from the end of its head (408 beyond)
+    body_timeout: float = 10.0
     #: log level of the service's own logger
     log_level: str = "INFO"
     #: state cache: auto (cluster if REDIS_CLUSTER_URL, redis if REDIS_URL, else memory),
@@ -103,6 +109,8 @@ class Settings:
             max_body_bytes=_number(env, "ARBITER_MAX_BODY_BYTES", d.max_body_bytes, int),
             max_deals=_number(env, "ARBITER_MAX_DEALS", d.max_deals, int),
             max_name_length=_number(env, "ARBITER_MAX_NAME_LENGTH", d.max_name_length, int),
+            max_errors=_number(env, "ARBITER_MAX_ERRORS", d.max_errors, int),
+            body_timeout=_number(env, "ARBITER_BODY_TIMEOUT", d.body_timeout, float),
             log_level=env.get("ARBITER_LOG_LEVEL", d.log_level).upper(),
             cache=env.get("ARBITER_CACHE", d.cache).lower() or d.cache,
             redis_url=env.get("REDIS_URL") or None,
@@ -185,6 +193,12 @@ class Settings:
                 raise SettingsError(
                     f"ARBITER_RATE_LIMIT {self.rate_limit!r} is not a limit like '600/minute'"
                 ) from None
+        if self.max_body_bytes <= 0:
+            raise SettingsError("ARBITER_MAX_BODY_BYTES must be > 0")
+        if not 1 <= self.max_errors <= MAX_ERRORS_CEILING:
+            raise SettingsError(f"ARBITER_MAX_ERRORS must be from 1 to {MAX_ERRORS_CEILING}")
+        if not self.body_timeout > 0:
+            raise SettingsError("ARBITER_BODY_TIMEOUT must be a number of seconds > 0")
         if self.cache_ttl <= 0 or self.cache_max_entries <= 0:
             raise SettingsError("ARBITER_CACHE_TTL and ARBITER_CACHE_MAX_ENTRIES must be > 0")
 

@@ -193,22 +193,29 @@ def start(
     attempts: int = 1,
     boot_timeout: float = BOOT_TIMEOUT,
     stop_timeout: float = STOP_TIMEOUT,
+    serve: bool = False,
 ) -> Gunicorn:
     """gunicorn with the shipped config, the environment ``env`` and the extra options ``args``,
     serving ``app`` on a free loopback port, once ``ready`` (see :func:`wait_ready`). The address
-    goes in ``ARBITER_BIND``, or with ``bind_option`` in a ``--bind`` option. stderr goes to
-    ``log``, and stdout too with ``capture_stdout`` (else to /dev/null). With ``attempts`` > 1,
-    a gunicorn that exits because the port was taken meanwhile is started again on another.
+    goes in ``ARBITER_BIND``, or with ``bind_option`` in a ``--bind`` option. With ``serve``,
+    it is started as ``make run`` starts it instead: ``arbiter serve --host --port`` (which
+    runs gunicorn with the shipped config; ``app`` and ``args`` are then not used). stderr goes
+    to ``log``, and stdout too with ``capture_stdout`` (else to /dev/null). With ``attempts`` >
+    1, a gunicorn that exits because the port was taken meanwhile is started again on another.
     Stopped again if it does not boot."""
     env = dict(env)
     for attempt in range(attempts):
         port = free_port()
-        argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG)]
-        if bind_option:
-            argv += ["--bind", f"{HOST}:{port}"]
+        if serve:
+            argv = [sys.executable, "-m", "arbiter.cli", "serve", "--host", HOST]
+            argv += ["--port", str(port)]
         else:
-            env["ARBITER_BIND"] = f"{HOST}:{port}"
-        argv += [*args, app]
+            argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG)]
+            if bind_option:
+                argv += ["--bind", f"{HOST}:{port}"]
+            else:
+                env["ARBITER_BIND"] = f"{HOST}:{port}"
+            argv += [*args, app]
         with log.open("wb") as out:
             stdout = out if capture_stdout else subprocess.DEVNULL
             process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=stdout, stderr=out)

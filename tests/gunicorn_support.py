@@ -1,13 +1,15 @@
 """The benchmarks' gunicorn helpers (:mod:`benchmarks.gunicorn_support`) with the live tests'
 defaults: ready once ``/healthz`` answers 200 (and all ``workers`` are up, if given), three tries
 on a fresh port, and a :func:`stop` that fails the test when gunicorn does not stop in time.
-Used by tests/test_live_server.py, tests/test_operations_live.py and tests/test_two_workers.py;
-:func:`serving` is the whole life of one server for tests/test_browser.py and tests/test_readme.py.
+Used by tests/test_live_server.py, tests/test_operations_live.py, tests/test_two_workers.py and
+tests/hostile/; :func:`serving` is the whole life of one server for tests/test_browser.py and
+tests/test_readme.py.
 """
 
 from __future__ import annotations
 
 import contextlib
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +35,7 @@ __all__ = [
     "environment",
     "free_port",
     "post_json",
+    "read_response",
     "request",
     "serving",
     "start",
@@ -56,7 +59,8 @@ def start(
     **options: Any,
 ) -> Gunicorn:
     """``arbiter.wsgi:app`` under the shipped config, once ``/healthz`` answers (``options``:
-    ``args``, ``bind_option``, ``capture_stdout`` of :func:`benchmarks.gunicorn_support.start`)."""
+    ``args``, ``bind_option``, ``capture_stdout``, ``serve`` of
+    :func:`benchmarks.gunicorn_support.start`)."""
     return shared.start(
         log,
         env,
@@ -81,3 +85,27 @@ def serving(prefix: str, **env: str) -> Iterator[Gunicorn]:
         finally:
             status = stop(server)
         assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{server.tail()}"
+
+
+def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """An HTTP/1.1 response read off ``sock`` to the end of its Content-Length: the status,
+    the headers (names in lower case) and the body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"connection closed after {data[:200]!r}")
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers["content-length"])
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"body cut at {len(rest)} of {length} bytes")
+        rest += chunk
+    return int(status_line.split()[1]), headers, rest[:length]

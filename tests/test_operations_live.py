@@ -12,7 +12,8 @@ nothing of the calling shell's ``ARBITER_*``/``REDIS_*``; it is always stopped a
   scrape, whichever worker answers it, adds them up to exactly the number sent, also after a
   worker has been killed and replaced.
 - Graceful shutdown: a request whose body is still arriving when the master gets SIGTERM is
-  answered in full, and the master then exits 0 within the graceful timeout (sync and gthread).
+  answered in full, and the master then exits 0 within the graceful timeout (the shipped
+  worker, sync and gthread).
 - JSON access logs: one JSON line per request on gunicorn's stderr, with request id, method,
   path, status, duration and ruleset, and no player names.
 """
@@ -43,7 +44,7 @@ import arbiter
 from arbiter.simulate import random_log
 from tests import gunicorn_support
 from tests.api_support import metric_value, padded_body
-from tests.gunicorn_support import HOST, Gunicorn
+from tests.gunicorn_support import HOST, Gunicorn, read_response
 
 STOP_TIMEOUT = 40.0
 GRACEFUL_TIMEOUT = 8  # seconds, for the shutdown tests (the shipped default is 20)
@@ -307,36 +308,14 @@ def test_one_json_access_line_per_request(metrics_server: MetricsServer) -> None
 # --- graceful shutdown --------------------------------------------------------------------------
 
 
-def _read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
-    """An HTTP/1.1 response read to the end of its Content-Length."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"connection closed after {data[:200]!r}")
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    status_line, *header_lines = head.decode("latin-1").split("\r\n")
-    headers = {}
-    for line in header_lines:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers["content-length"])
-    while len(rest) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"body cut at {len(rest)} of {length} bytes")
-        rest += chunk
-    return int(status_line.split()[1]), headers, rest[:length]
-
-
 @pytest.mark.parametrize(
     "worker_env",
     [
+        {},  # the shipped worker class, arbiter.worker.Worker (gevent)
         {"ARBITER_WORKER_CLASS": "sync"},
         {"ARBITER_WORKER_CLASS": "gthread", "GUNICORN_CMD_ARGS": "--threads 4"},
     ],
-    ids=["sync", "gthread"],
+    ids=["shipped", "sync", "gthread"],
 )
 def test_request_in_flight_survives_sigterm(tmp_path: Path, worker_env: dict[str, str]) -> None:
     """Headers and half of a large body, SIGTERM to the master, then the rest of the body: the
@@ -373,7 +352,7 @@ def test_request_in_flight_survives_sigterm(tmp_path: Path, worker_env: dict[str
             assert server.process.poll() is None  # the master waits for the busy worker
             time.sleep(0.3)
             sock.sendall(body[half:])
-            status, headers, data = _read_response(sock)
+            status, headers, data = read_response(sock)
         assert status == 200, data[:300]
         assert headers["x-request-id"] == "graceful-1"
         answer = orjson.loads(data)

@@ -8,6 +8,7 @@ document live in ``app.extensions``.
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Any
 
@@ -22,6 +23,9 @@ from arbiter.service import Referee
 from arbiter.settings import Settings
 
 API_TITLE = "tute-arbiter"
+#: A client's X-Request-ID is echoed only when it is 1-128 printable ASCII characters (no
+#: controls, nothing a log or terminal would read as more than text); else a new id is drawn.
+_REQUEST_ID = re.compile(r"[\x20-\x7e]{1,128}")
 OPENAPI_PATH = "/v1/openapi.yaml"
 
 
@@ -96,8 +100,7 @@ def _instrument(app: Flask) -> None:
     @app.before_request
     def _start() -> None:
         incoming = request.headers.get("X-Request-ID", "")
-        valid = 0 < len(incoming) <= 128 and incoming.isprintable()
-        g.request_id = incoming if valid else os.urandom(16).hex()
+        g.request_id = incoming if _REQUEST_ID.fullmatch(incoming) else os.urandom(16).hex()
         g.started = time.perf_counter()
 
     @app.after_request

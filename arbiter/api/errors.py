@@ -1,9 +1,15 @@
 """Errors as RFC 9457 problem details (``application/problem+json``), for every status.
 
 :class:`Problem` is raised by views; the handlers registered by :func:`register` turn it, any
-Werkzeug HTTP error (404, 405, 413...), a marshmallow or engine input error (422 with
+Werkzeug HTTP error (404, 405, 413...), an engine input error (422 with
 ``errors: [{pointer, message}]``) and any unexpected exception (500 with the request id, never
-a stack trace) into the same shape.
+a stack trace) into the same shape. :func:`problem_document` writes that shape without a Flask
+request, for what the HTTP server refuses before the app (:mod:`arbiter.worker`).
+
+Answers stay small whatever the request held: at most ``max_errors`` errors are listed
+(``ARBITER_MAX_ERRORS``) and ``errors_omitted`` counts the rest; every text taken from the
+request (pointers, messages, details) is cut at :data:`MAX_TEXT` characters; and a document is
+never larger than :data:`MAX_PROBLEM_BYTES`.
 """
 
 from __future__ import annotations
@@ -13,25 +19,40 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from flask import Flask, Response, g
+from flask import Flask, Response, current_app, g
 from werkzeug.exceptions import HTTPException
 
-from arbiter.engine.errors import ArbiterError
+from arbiter.engine.errors import ArbiterError, ArbiterErrors
+from arbiter.settings import Settings
 
 PROBLEM_JSON = "application/problem+json"
 _log = logging.getLogger("arbiter.api")
 
+#: Longest text of a problem (detail, title, each pointer and message), in characters.
+MAX_TEXT = 300
+#: Largest problem document, in bytes: 100 errors of MAX_TEXT-character pointers and messages
+#: fit (escaping aside); past it errors are dropped from the list and counted as omitted.
+MAX_PROBLEM_BYTES = 64 * 1024
+#: Errors listed when no settings say otherwise (ARBITER_MAX_ERRORS).
+DEFAULT_MAX_ERRORS = Settings().max_errors
+
 _TYPES = {
     400: "bad-request",
     401: "unauthorized",
+    403: "forbidden",
     404: "not-found",
     405: "method-not-allowed",
+    408: "request-timeout",
     409: "unknown-state",
     413: "body-too-large",
+    414: "uri-too-long",
     415: "unsupported-media-type",
+    417: "expectation-failed",
     422: "invalid-log",
     429: "too-many-requests",
+    431: "header-fields-too-large",
     500: "internal-error",
+    501: "not-implemented",
 }
 
 
@@ -45,6 +66,7 @@ class Problem(Exception):
         detail: str,
         errors: list[dict[str, str]] | None = None,
         headers: Mapping[str, str] | None = None,
+        omitted: int = 0,
     ) -> None:
         super().__init__(detail)
         self.status = status
@@ -52,56 +74,84 @@ class Problem(Exception):
         self.detail = detail
         self.errors = errors
         self.headers = dict(headers or {})
+        #: errors found beyond those in ``errors`` (counted, not listed)
+        self.omitted = omitted
 
     @classmethod
-    def invalid(cls, errors: list[dict[str, str]], detail: str | None = None) -> Problem:
+    def invalid(
+        cls, errors: list[dict[str, str]], detail: str | None = None, omitted: int = 0
+    ) -> Problem:
         first = errors[0]
         return cls(
             422,
             "Invalid log",
             detail or f"{first['pointer'] or '/'}: {first['message']}",
             errors,
+            omitted=omitted,
         )
 
     @classmethod
     def from_arbiter_error(cls, err: ArbiterError, prefix: str = "") -> Problem:
-        return cls.invalid([{"pointer": prefix + err.pointer, "message": err.message}])
+        found = err.errors if isinstance(err, ArbiterErrors) else [err]
+        listed = [{"pointer": prefix + e.pointer, "message": e.message} for e in found]
+        return cls.invalid(listed, omitted=err.omitted if isinstance(err, ArbiterErrors) else 0)
+
+
+def clip(text: str, limit: int = MAX_TEXT) -> str:
+    """``text`` cut to ``limit`` characters, the cut marked with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def problem_document(
+    status: int,
+    title: str,
+    detail: str,
+    request_id: str | None = None,
+    errors: list[dict[str, str]] | None = None,
+    omitted: int = 0,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+) -> bytes:
+    """The JSON of a problem: at most ``max_errors`` errors listed and the rest counted
+    (``errors_omitted``), texts clipped, never over :data:`MAX_PROBLEM_BYTES`."""
+    body: dict[str, Any] = {
+        "type": f"https://tute-arbiter.example/problems/{_TYPES.get(status, 'error')}",
+        "title": clip(title),
+        "status": status,
+        "detail": clip(detail),
+    }
+    if request_id:
+        body["request_id"] = request_id
+    if errors is None:
+        return orjson.dumps(body)
+    shown = [
+        {"pointer": clip(e["pointer"]), "message": clip(e["message"])} for e in errors[:max_errors]
+    ]
+    total = len(errors) + omitted
+    while True:
+        body["errors"] = shown
+        if total > len(shown):
+            body["errors_omitted"] = total - len(shown)
+        document = orjson.dumps(body)
+        if len(document) <= MAX_PROBLEM_BYTES or not shown:
+            return document
+        shown = shown[: len(shown) // 2]  # only texts full of escaped characters get here
 
 
 def problem_response(problem: Problem) -> Response:
-    body: dict[str, Any] = {
-        "type": f"https://tute-arbiter.example/problems/{_TYPES.get(problem.status, 'error')}",
-        "title": problem.title,
-        "status": problem.status,
-        "detail": problem.detail,
-    }
-    request_id = g.get("request_id")
-    if request_id:
-        body["request_id"] = request_id
-    if problem.errors is not None:
-        body["errors"] = problem.errors
-    response = Response(orjson.dumps(body), status=problem.status, mimetype=PROBLEM_JSON)
+    settings: Settings | None = current_app.extensions.get("arbiter.settings")
+    document = problem_document(
+        problem.status,
+        problem.title,
+        problem.detail,
+        g.get("request_id"),
+        problem.errors,
+        problem.omitted,
+        settings.max_errors if settings is not None else DEFAULT_MAX_ERRORS,
+    )
+    response = Response(document, status=problem.status, mimetype=PROBLEM_JSON)
     for name, value in problem.headers.items():
         response.headers[name] = value
     return response
-
-
-def marshmallow_errors(messages: Any, path: str = "") -> list[dict[str, str]]:
-    """Flatten marshmallow's nested error messages into ``[{pointer, message}]``."""
-    out: list[dict[str, str]] = []
-    if isinstance(messages, Mapping):
-        for key, value in messages.items():
-            if key == "_schema":
-                out.extend(marshmallow_errors(value, path))
-            else:
-                escaped = str(key).replace("~", "~0").replace("/", "~1")
-                out.extend(marshmallow_errors(value, f"{path}/{escaped}"))
-    elif isinstance(messages, list | tuple):
-        for item in messages:
-            out.extend(marshmallow_errors(item, path))
-    else:
-        out.append({"pointer": path, "message": str(messages)})
-    return out
 
 
 def register(app: Flask) -> None:

@@ -17,7 +17,7 @@ from flask_smorest import Blueprint
 from marshmallow import Schema
 
 from arbiter import __version__
-from arbiter.api import examples
+from arbiter.api import bodies, examples
 from arbiter.api import schemas as s
 from arbiter.api.errors import PROBLEM_JSON, Problem
 from arbiter.api.metrics import Metrics
@@ -42,6 +42,7 @@ def _problems(*statuses: int) -> dict[str, Any]:
         400: "The body is not JSON.",
         401: "An API key is required (Authorization: Bearer or X-API-Key) and was not valid.",
         404: "Unknown ruleset or path (or metrics turned off).",
+        408: "The body took longer than ARBITER_BODY_TIMEOUT to arrive.",
         409: "A state_id this server cannot open (another key, altered): resend the full log.",
         413: "The body is over the size limit.",
         415: "The body is not application/json.",
@@ -78,15 +79,10 @@ def _metrics() -> Metrics:
 
 
 def _read_body() -> dict[str, Any]:
-    """The JSON object of the request; problems for 400/413/415/422. Its contents are checked
-    once, by the engine's reader (through the service)."""
-    if request.mimetype != _JSON and not request.mimetype.endswith("+json"):
-        raise Problem(415, "Unsupported Media Type", "Send the body as application/json.")
-    raw = request.get_data(cache=False)
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError as err:
-        raise Problem(400, "Bad Request", f"The body is not JSON: {err}") from None
+    """The JSON object of the request; problems for 400/408/413/415/422 (the bytes read, the
+    codings, the media types: :mod:`arbiter.api.bodies`). Its contents are checked once, by the
+    engine's reader (through the service)."""
+    body = bodies.read_json()
     if not isinstance(body, dict):
         raise Problem.invalid([{"pointer": "", "message": "The body must be a JSON object."}])
     ruleset = body.get("ruleset")
@@ -144,7 +140,7 @@ def _count_verdict(verdict: Verdict) -> None:
     ),
     security=_SECURITY,
     requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
-    responses=_problems(400, 401, 413, 415, 422, 429),
+    responses=_problems(400, 401, 408, 413, 415, 422, 429),
 )
 @v1.response(200, s.ReplaySchema, example=examples.replay_response())
 def post_replay() -> Response:
@@ -159,7 +155,7 @@ def post_replay() -> Response:
     description="As /v1/replays, but per deal only scores, sides, outcome and violations.",
     security=_SECURITY,
     requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
-    responses=_problems(400, 401, 413, 415, 422, 429),
+    responses=_problems(400, 401, 408, 413, 415, 422, 429),
 )
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
@@ -179,7 +175,7 @@ def post_scores() -> Response:
     ),
     security=_SECURITY,
     requestBody=_request_body(s.ValidateRequestSchema, examples.validate_requests()),
-    responses=_problems(400, 401, 409, 413, 415, 422, 429),
+    responses=_problems(400, 401, 408, 409, 413, 415, 422, 429),
 )
 @v1.response(200, s.VerdictSchema, example=examples.validate_response())
 def post_validate() -> Response:

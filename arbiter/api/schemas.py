@@ -371,7 +371,13 @@ class ProblemSchema(Schema):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     request_id = fields.String()
-    errors = fields.List(fields.Nested(ProblemErrorSchema))
+    errors = fields.List(
+        fields.Nested(ProblemErrorSchema),
+        metadata=_doc("422: the offending fields, at most 50 by default (ARBITER_MAX_ERRORS)."),
+    )
+    errors_omitted = fields.Integer(
+        metadata=_doc("Errors found beyond those listed in errors (present when any).")
+    )
 
 
 class HealthSchema(Schema):

@@ -19,7 +19,8 @@ from arbiter.settings import Settings
 #: Paths under /v1/ that stay open: the contract (the /docs page reads it).
 _OPEN_V1 = frozenset({"/v1/openapi.yaml"})
 
-_API_HEADERS = {
+#: Headers of every answer (also those the worker writes before the app, arbiter.worker).
+API_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
@@ -102,7 +103,7 @@ def install(app: Flask, settings: Settings) -> None:
     def _headers(response: Response) -> Response:
         headers = response.headers
         present = {name.lower() for name, _ in headers.items()}
-        for name, value in _API_HEADERS.items():
+        for name, value in API_HEADERS.items():
             if name.lower() not in present:  # an answer's own value wins (static files)
                 headers.add(name, value)
         policy = _PAGE_POLICIES.get(request.blueprint or "")

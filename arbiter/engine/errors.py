@@ -38,6 +38,26 @@ class ArbiterError(ValueError):
         return f"{self.pointer or '/'}: {self.message}" if self.path else self.message
 
 
+#: The most errors one :class:`ArbiterErrors` keeps; any more are only counted.
+MAX_COLLECTED = 100
+
+
+class ArbiterErrors(ArbiterError):
+    """Several input errors found in one pass (the options of a log, say): ``errors`` in the
+    order found, at most :data:`MAX_COLLECTED`, and ``omitted`` more that were only counted."""
+
+    def __init__(self, errors: list[ArbiterError], omitted: int = 0) -> None:
+        super().__init__(errors[0].message, errors[0].path)
+        self.errors = errors
+        self.omitted = omitted
+
+    def at(self, *prefix: PathPart) -> ArbiterError:
+        for err in self.errors:
+            err.at(*prefix)
+        self.path = self.errors[0].path
+        return self
+
+
 class CardCodeError(ArbiterError):
     """A card or suit code that does not name a card of the notation in use."""
 

@@ -10,6 +10,7 @@ only what follows a prefix already replayed. Anything malformed raises an
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
@@ -112,9 +113,41 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
             raise LogError("must be a non-empty name", ("players", i))
         if len(name) > max_length:
             raise LogError(f"longer than {max_length} characters", ("players", i))
+        unfit = name_problem(name)
+        if unfit is not None:
+            raise LogError(unfit, ("players", i))
         if name in raw[:i]:
             raise LogError(f"{name!r} is named twice", ("players", i))
     return tuple(raw)
+
+
+#: Unicode general categories that :meth:`str.isprintable` refuses, in words.
+_UNPRINTABLE = {
+    "Cc": "a control character",
+    "Cf": "an invisible format character",
+    "Cs": "a surrogate",
+    "Co": "a private-use character",
+    "Cn": "an unassigned code point",
+    "Zs": "a space other than the plain space",
+    "Zl": "a line separator",
+    "Zp": "a paragraph separator",
+}
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a player's name, or None. A name is shown in every message
+    about its player, in answers, terminals and pages: printable characters only (no
+    control, format or bidi-override character, no exotic space) in Unicode NFC, so that
+    one name has one spelling. The character at fault is named by code point, not shown."""
+    if not name.isprintable():
+        char = next(c for c in name if not c.isprintable())
+        what = _UNPRINTABLE.get(unicodedata.category(char), "not printable")
+        label = unicodedata.name(char, "")
+        code = f"U+{ord(char):04X}" + (f" {label}" if label else "")
+        return f"must be printable text: {code} is {what}"
+    if not unicodedata.is_normalized("NFC", name):
+        return "must be in Unicode normal form NFC (accents composed with their letters)"
+    return None
 
 
 def raw_deals(raw: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> list[Any]:

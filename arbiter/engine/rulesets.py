@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 from arbiter.engine.cards import HORSE, KING, RANKS
-from arbiter.engine.errors import OptionError
+from arbiter.engine.errors import MAX_COLLECTED, ArbiterError, ArbiterErrors, OptionError
 
 TrumpSource = Literal["stock", "dealer", "call"]
 CanteStyle = Literal["declared", "in_trick"]
@@ -211,10 +211,7 @@ class Ruleset:
     option_specs: tuple[OptionSpec, ...] = field(default=())
 
     def option(self, name: str) -> OptionSpec | None:
-        for spec in self.option_specs:
-            if spec.name == name:
-                return spec
-        return None
+        return _OPTION_SPECS[self.name].get(name)
 
     def to_dict(self) -> dict[str, Any]:
         counter, target = MATCH_COUNTERS[self.match]
@@ -339,6 +336,12 @@ RULESETS: Final[dict[str, Ruleset]] = {
 }
 
 
+#: Each ruleset's options by name (logs name them; a lookup must not scan).
+_OPTION_SPECS: Final[dict[str, dict[str, OptionSpec]]] = {
+    r.name: {spec.name: spec for spec in r.option_specs} for r in RULESETS.values()
+}
+
+
 def partner(seat: int) -> int:
     """The partner of ``seat`` in pairs (tute-4p): seats 0 and 2 play against 1 and 3."""
     return (seat + 2) % 4
@@ -353,18 +356,37 @@ def get_ruleset(name: object) -> Ruleset:
 
 
 def resolve_options(ruleset: Ruleset, overrides: Mapping[str, object] | None) -> Options:
-    """A log's option overrides checked against the ruleset, merged over the defaults."""
+    """A log's option overrides checked against the ruleset, merged over the defaults. Every
+    bad option is reported (:class:`ArbiterErrors`), the first :data:`MAX_COLLECTED` by name."""
     if overrides is None or (isinstance(overrides, Mapping) and not overrides):
         return _DEFAULTS
     if not isinstance(overrides, Mapping):
         raise OptionError("options must be an object", ("options",))
+    specs = _OPTION_SPECS[ruleset.name]
     values: dict[str, Any] = {}
+    errors: list[ArbiterError] = []
+    omitted = 0
     for name, value in overrides.items():
-        spec = ruleset.option(name)
-        if spec is None:
-            raise OptionError(f"{ruleset.name} has no option {name!r}", ("options", str(name)))
+        spec = specs.get(name)
+        if len(errors) >= MAX_COLLECTED:
+            omitted += spec is None or not _valid(spec, value)
+            continue
         try:
+            if spec is None:
+                raise OptionError(f"{ruleset.name} has no option {name!r}", (str(name),))
             values[name] = spec.check(value)
         except OptionError as err:
-            raise err.at("options") from None
+            errors.append(err.at("options"))
+    if len(errors) == 1 and not omitted:
+        raise errors[0]
+    if errors:
+        raise ArbiterErrors(errors, omitted)
     return Options(**values)
+
+
+def _valid(spec: OptionSpec, value: object) -> bool:
+    try:
+        spec.check(value)
+    except OptionError:
+        return False
+    return True

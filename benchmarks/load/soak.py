@@ -1,0 +1,362 @@
+"""A soak: the realistic mix of loadtest.py while hostile clients attack the same server.
+
+Run ``.venv/bin/python benchmarks/load/soak.py`` (about 45 s; needs the Redis on 127.0.0.1:6379,
+whose database ``--redis-db`` is flushed). Everything stays on 127.0.0.1 and stops by itself.
+
+One gunicorn with the shipped ``deploy/gunicorn.conf.py`` and its defaults (worker class and
+count are not set: what ``make run``, the image and the manifests get), set up as loadtest.py
+sets it (shared Redis cache, fixed state key, an API key, multiprocess metrics). For
+``--warmup`` + ``--duration`` seconds (3 + 30):
+
+* **ordinary**: ``--clients`` processes run loadtest.py's clients (70 % validations by
+  ``state_id``, 20 % archived replays, 10 % scores; every answer checked);
+* **slow**: one process holds 30 connections sending a request head a byte a second and 10
+  announcing a 1000-byte body and sending 10 bytes, each reopened when the server drops it;
+* **bad**: ``--attackers`` processes send, ``--rate`` a second each (10; a flood by volume is
+  the rate limiter's business, ``ARBITER_RATE_LIMIT``), the requests of issue 12's
+  findings (a 3 MiB chunked body, 111,000 unknown options, gzip on /v1/replays, a 5,000-digit
+  number, NaN, a 5 KB request line, a 100 KB header, NUL in a name, a negative Content-Length,
+  150,000 empty deals), each of which must get its problem status.
+
+Reported: the ordinary requests' count, rate, p50/p95/p99 and errors (the run exits 1 unless
+errors are 0), and per hostile request the statuses it got and whether they were the expected
+problem. Figures of main and of issue 12's branch: benchmarks/load/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import multiprocessing as mp
+import secrets
+import selectors
+import socket
+import sys
+import tempfile
+import time
+from array import array
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from arbiter.simulate import random_log  # noqa: E402
+from benchmarks import gunicorn_support  # noqa: E402
+from benchmarks.gunicorn_support import HOST  # noqa: E402
+from benchmarks.load.loadtest import (  # noqa: E402
+    API_KEY,
+    REDIS_HOST,
+    REDIS_PORT,
+    _get,
+    _metric_sum,
+    client_main,
+    machine,
+    make_workloads,
+    percentiles,
+    redis_client,
+)
+
+SLOW_HEADS, SHORT_BODIES = 30, 10
+
+
+# --- hostile requests -------------------------------------------------------------------------
+
+
+def _head(line: str, *fields: str) -> bytes:
+    lines = [line, f"Host: {HOST}", f"X-API-Key: {API_KEY}", *fields]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _post(body: bytes, *fields: str) -> bytes:
+    fields = ("Content-Type: application/json", f"Content-Length: {len(body)}", *fields)
+    return _head("POST /v1/replays HTTP/1.1", *fields) + body
+
+
+def _chunked(body: bytes) -> bytes:
+    step = 65536
+    parts = [b"%x\r\n%s\r\n" % (len(body[i : i + step]), body[i : i + step])
+             for i in range(0, len(body), step)]  # fmt: skip
+    head = _head(
+        "POST /v1/replays HTTP/1.1", "Content-Type: application/json", "Transfer-Encoding: chunked"
+    )
+    return head + b"".join(parts) + b"0\r\n\r\n"
+
+
+def hostile_requests() -> dict[str, tuple[bytes, int]]:
+    """The requests of issue 12's findings, as raw bytes, and the status each must get."""
+    import random
+
+    log = random_log("tute-2p", random.Random(12))
+    text = orjson.dumps(log)
+    options = orjson.dumps({**log, "options": {format(i, "x"): 1 for i in range(111_000)}})
+    deals = orjson.dumps({**log, "deals": [{}] * 150_000})
+    seat = text.replace(b'"seat":0', b'"seat":' + b"9" * 5000, 1)
+    nan = text.replace(b'"seat":0', b'"seat":NaN', 1)
+    nul = orjson.dumps({**log, "players": ["ana\x00", "bea"]})
+    return {
+        "chunked 3 MiB body": (_chunked(b'{"pad":"' + b"x" * 3 * 1024 * 1024 + b'"}'), 413),
+        "111,000 unknown options": (_post(options), 422),
+        "gzip on /v1/replays": (_post(text, "Content-Encoding: gzip"), 415),
+        "5,000-digit seat": (_post(seat), 400),
+        "NaN seat": (_post(nan), 400),
+        "5 KB request line": (_head("GET /" + "a" * 5000 + " HTTP/1.1"), 414),
+        "100 KB Accept-Language": (_head("GET /healthz HTTP/1.1", "A: " + "e" * 100_000), 431),
+        "NUL in a name": (_post(nul), 422),
+        "negative Content-Length": (
+            _head("POST /v1/replays HTTP/1.1", "Content-Length: -5"),
+            400,
+        ),
+        "150,000 empty deals": (_post(deals), 422),
+    }
+
+
+def _status_of(data: bytes, sock: socket.socket) -> tuple[int | None, bool]:
+    """Sends ``data`` and reads the answer's status and whether it is problem+json."""
+    sock.sendall(data)
+    got = b""
+    while b"\r\n\r\n" not in got:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return None, False
+        got += chunk
+    head = got.partition(b"\r\n\r\n")[0].decode("latin-1")
+    return int(head.split()[1]), "application/problem+json" in head
+
+
+def bad_main(index: int, port: int, rate: float, end_at: float, results: Any) -> None:
+    """One attacker: the hostile requests in turn, each on a new connection, ``rate`` a
+    second (or as fast as answered), until end_at."""
+    cases = list(hostile_requests().items())
+    got: dict[str, Counter[str]] = {name: Counter() for name, _ in cases}
+    turn = index
+    due = time.time()
+    while time.time() < end_at:
+        time.sleep(max(0.0, due - time.time()))
+        due += 1.0 / rate
+        name, (data, expected) = cases[turn % len(cases)]
+        turn += 1
+        try:
+            with socket.create_connection((HOST, port), timeout=15) as sock:
+                status, problem = _status_of(data, sock)
+            label = f"{status}" + (" problem" if problem else "")
+            ok = status == expected and problem
+        except OSError as err:
+            label, ok = type(err).__name__, False
+        got[name][("ok " if ok else "UNEXPECTED ") + label] += 1
+    results.put({"kind": "bad", "got": {k: dict(v) for k, v in got.items()}})
+
+
+def slow_main(port: int, end_at: float, results: Any) -> None:
+    """The slow connections, kept open (and reopened when dropped) until end_at."""
+    selector = selectors.DefaultSelector()
+    opened: Counter[str] = Counter()
+    dropped: Counter[str] = Counter()
+
+    def open_one(kind: str) -> None:
+        with contextlib.suppress(OSError):
+            sock = socket.create_connection((HOST, port), timeout=5)
+            if kind == "head":
+                sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: {HOST}\r\nX-Slow: ".encode())
+            else:
+                head = _head("POST /v1/replays HTTP/1.1", "Content-Type: application/json",
+                             "Content-Length: 1000")  # fmt: skip
+                sock.sendall(head + b'{"ruleset"')
+            sock.setblocking(False)
+            selector.register(sock, selectors.EVENT_READ, kind)
+            opened[kind] += 1
+
+    def drop(key: selectors.SelectorKey) -> None:
+        selector.unregister(key.fileobj)
+        key.fileobj.close()  # type: ignore[union-attr]
+        dropped[key.data] += 1
+        open_one(key.data)
+
+    for kind, count in (("head", SLOW_HEADS), ("body", SHORT_BODIES)):
+        for _ in range(count):
+            open_one(kind)
+    next_byte = time.time() + 1
+    while time.time() < end_at:
+        for key, _ in selector.select(timeout=0.1):
+            try:
+                data = key.fileobj.recv(65536)  # type: ignore[union-attr]
+            except OSError:
+                data = b""
+            if not data:
+                drop(key)
+        if time.time() >= next_byte:
+            next_byte += 1
+            for key in list(selector.get_map().values()):
+                if key.data == "head":
+                    try:
+                        key.fileobj.send(b"x")  # type: ignore[union-attr]
+                    except OSError:
+                        drop(key)
+    for key in list(selector.get_map().values()):
+        key.fileobj.close()  # type: ignore[union-attr]
+    results.put({"kind": "slow", "opened": dict(opened), "dropped": dict(dropped)})
+
+
+# --- the run ------------------------------------------------------------------------------------
+
+
+def start_server(redis_url: str, workdir: Path) -> gunicorn_support.Gunicorn:
+    metrics_dir = workdir / "prometheus"
+    metrics_dir.mkdir()
+    env = gunicorn_support.environment(
+        ("ARBITER_", "REDIS_", "PROMETHEUS_", "GUNICORN_"),
+        REDIS_URL=redis_url,
+        ARBITER_STATE_KEY=secrets.token_hex(32),
+        ARBITER_API_KEYS=API_KEY,
+        PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+        ARBITER_LOG_LEVEL="info",  # as loadtest.py: JSON access lines, to a file
+    )
+    ready = gunicorn_support.answers("/healthz", headers={"X-API-Key": API_KEY})
+    return gunicorn_support.start(
+        workdir / "gunicorn.err", env, ready, capture_stdout=False, attempts=3
+    )
+
+
+def _spawn(ctx: Any, target: Callable[..., None], *args: Any) -> Any:
+    process = ctx.Process(target=target, args=args, daemon=True)
+    process.start()
+    return process
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    workloads = make_workloads(args.clients, args.archives, args.games, args.seed)
+    redis = redis_client(args.redis_db)
+    redis.flushdb()
+    redis_url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{args.redis_db}"
+    report: dict[str, Any] = {"machine": machine(), "params": vars(args)}
+    with tempfile.TemporaryDirectory(prefix="arbiter-soak-") as tmp:
+        server = start_server(redis_url, Path(tmp))
+        output = server.output()
+        report["worker"] = output.split("Using worker: ", 1)[-1].split()[0]
+        processes = []
+        try:
+            ctx = mp.get_context("fork")
+            queue = ctx.Queue()
+            start_at = time.time() + 1.0
+            warm_end = start_at + args.warmup
+            end_at = warm_end + args.duration
+            for index, workload in enumerate(workloads):
+                processes.append(_spawn(ctx, client_main, index, server.port, workload,
+                                        args.seed, start_at, warm_end, end_at, queue))  # fmt: skip
+            if args.hostile:
+                processes.append(_spawn(ctx, slow_main, server.port, end_at, queue))
+                for index in range(args.attackers):
+                    processes.append(
+                        _spawn(ctx, bad_main, index, server.port, args.rate, end_at, queue)
+                    )
+            reports = []
+            deadline = end_at + 60
+            while len(reports) < len(processes) and time.time() < deadline:
+                with contextlib.suppress(Exception):
+                    reports.append(queue.get(timeout=1))
+            status, data = _get(server.port, "/metrics")
+            events = (
+                _metric_sum(data.decode(), "arbiter_cache_events_total") if status == 200 else {}
+            )
+            report["cache_events"] = {json.loads(k)["kind"]: v for k, v in events.items()}
+        finally:
+            for process in processes:
+                process.join(timeout=5)
+                if process.is_alive():
+                    process.terminate()
+            report["gunicorn_exit"] = gunicorn_support.stop(server)
+            with contextlib.suppress(Exception):
+                redis.flushdb()
+            redis.close()
+    latencies: list[float] = []
+    errors: Counter[str] = Counter()
+    samples: list[str] = []
+    for r in reports:
+        if "latencies" in r:
+            for raw in r["latencies"]:
+                values = array("d")
+                values.frombytes(raw)
+                latencies.extend(values)
+            errors.update(r["errors"])
+            samples.extend(r["error_samples"])
+    latencies.sort()
+    clients = sum(1 for r in reports if "latencies" in r)
+    report["ordinary"] = {
+        "requests": len(latencies),
+        "rps": len(latencies) / args.duration,
+        **percentiles(latencies),
+        "max_ms": latencies[-1] * 1000 if latencies else float("nan"),
+        "errors": sum(errors.values()) + (args.clients - clients),
+        "errors_by_kind": dict(errors),
+        "error_samples": samples[:5],
+    }
+    report["slow"] = (
+        next((r for r in reports if r.get("kind") == "slow"), None) if args.hostile else None
+    )
+    bad: dict[str, Counter[str]] = {}
+    for r in reports:
+        if r.get("kind") == "bad":
+            for name, got in r["got"].items():
+                bad.setdefault(name, Counter()).update(got)
+    report["bad"] = {name: dict(got) for name, got in bad.items()}
+    return report
+
+
+def print_report(report: dict[str, Any], args: argparse.Namespace) -> None:
+    info = report["machine"]
+    print()
+    print(f"{info['date']}  nproc={info['nproc']}  python {info['python']}  "
+          f"gunicorn {info['gunicorn']}  worker {report['worker']}")  # fmt: skip
+    print(f"ordinary: {args.clients} clients (loadtest.py's mix)  hostile: "
+          + (f"{SLOW_HEADS} slow heads + {SHORT_BODIES} short bodies, {args.attackers} "
+             f"attackers of bad requests x {args.rate:g}/s" if args.hostile else "none")
+          + f"  warmup={args.warmup:g}s duration={args.duration:g}s")  # fmt: skip
+    o = report["ordinary"]
+    print(f"ordinary requests {o['requests']}  req/s {o['rps']:.1f}  p50 {o['p50_ms']:.2f} ms  "
+          f"p95 {o['p95_ms']:.2f} ms  p99 {o['p99_ms']:.2f} ms  max {o['max_ms']:.1f} ms  "
+          f"errors {o['errors']}")  # fmt: skip
+    for sample in o["error_samples"]:
+        print(f"  error: {sample}")
+    if report["slow"]:
+        s = report["slow"]
+        print(f"slow connections opened {s['opened']}, dropped by the server {s['dropped']}")
+    for name, got in report["bad"].items():
+        print(f"  {name:<26} " + ", ".join(f"{k}: {v}" for k, v in sorted(got.items())))
+    print(f"state cache events (all traffic): {report.get('cache_events')}")
+    print(f"gunicorn exit {report['gunicorn_exit']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=30.0, help="timed seconds")
+    parser.add_argument("--warmup", type=float, default=3.0, help="untimed seconds first")
+    parser.add_argument("--clients", type=int, default=4, help="ordinary client processes")
+    parser.add_argument("--attackers", type=int, default=2, help="processes of bad requests")
+    parser.add_argument("--rate", type=float, default=10.0, help="bad requests/s per attacker")
+    parser.add_argument("--no-hostile", dest="hostile", action="store_false",
+                        help="ordinary traffic only (the baseline)")  # fmt: skip
+    parser.add_argument("--redis-db", type=int, default=15, help="database index (flushed)")
+    parser.add_argument("--archives", type=int, default=1500, help="archived logs per client")
+    parser.add_argument("--games", type=int, default=60, help="table games per client")
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    report = run(args)
+    print_report(report, args)
+    if args.json is not None:
+        report["params"] = {k: str(v) for k, v in vars(args).items()}
+        args.json.write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
+    bad_answers = sum(
+        n for got in report["bad"].values() for k, n in got.items() if k.startswith("UNEXPECTED")
+    )
+    return 1 if report["ordinary"]["errors"] or bad_answers or report["gunicorn_exit"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
