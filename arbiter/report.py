@@ -8,17 +8,29 @@ makes them. Messages come from :mod:`arbiter.i18n`.
 
 from __future__ import annotations
 
-from typing import Any
+from enum import StrEnum
+from typing import Any, Final
 
 from arbiter.engine.cards import Notation, card_codes, display_order, format_card, format_suit
 from arbiter.engine.log import Header
 from arbiter.engine.match import Illegal, MatchState, MoveJudgement, Position, Ruling, Status
 from arbiter.engine.moves import PLAY, SING, TUTE, TUTE_OF, Move
-from arbiter.engine.obligations import NO_TRUMP
+from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
 from arbiter.engine.setup import mano
 from arbiter.engine.state import LAST_TRICK_BONUS, DealState, IllegalCode, Renuncio, cante_points
 from arbiter.i18n import Lang, Phrases
+
+
+def _text(member: StrEnum) -> str:
+    """An enum member's value, as the API writes it (a dict lookup: ``.value`` is a descriptor
+    written in Python)."""
+    return _VALUES[member]
+
+
+_VALUES: Final[dict[StrEnum, str]] = {
+    m: m.value for e in (Status, Ruling, Obligation, IllegalCode, Reason) for m in e
+}
 
 
 class Replay:
@@ -37,7 +49,7 @@ class Replay:
         words = _phrases(self.match.header, lang)
         return {
             "state_id": self.state_id,
-            "status": self.status.value,
+            "status": _text(self.status),
             "illegal": _illegal(self.match, words),
             "deals": [_deal(self.match, r.state, r.outcome, words) for r in self.match.deals],
             "match": _match(self.match.header, self.match.standing),
@@ -48,7 +60,7 @@ class Replay:
         """The body of ``POST /v1/scores``: only scores, sides, outcome and violations."""
         words = _phrases(self.match.header, lang)
         return {
-            "status": self.status.value,
+            "status": _text(self.status),
             "illegal": _illegal(self.match, words),
             "deals": [
                 _deal_scores(self.match, r.state, r.outcome, words) for r in self.match.deals
@@ -97,9 +109,9 @@ class Verdict:
             message = _ok_message(j.move, state, words)
         return {
             "legal": self.legal,
-            "verdict": j.verdict.value,
-            "obligation": None if j.obligation is None else j.obligation.value,
-            "code": None if j.code is None else j.code.value,
+            "verdict": _text(j.verdict),
+            "obligation": None if j.obligation is None else _text(j.obligation),
+            "code": None if j.code is None else _text(j.code),
             "message": message,
             "correct": [format_card(c, notation) for c in display_order(j.correct)]
             if j.verdict is Ruling.RENUNCIO
@@ -216,7 +228,7 @@ def _violation(v: Renuncio, state: DealState, words: Phrases) -> dict[str, Any]:
         "seat": v.seat,
         "card": format_card(v.card, notation),
         "kind": "renuncio",
-        "obligation": v.obligation.value,
+        "obligation": _text(v.obligation),
         "correct": [format_card(c, notation) for c in display_order(v.correct)],
         "trick": v.trick,
         "message": renuncio_message(v, state, words),
@@ -226,7 +238,7 @@ def _violation(v: Renuncio, state: DealState, words: Phrases) -> dict[str, Any]:
 def renuncio_message(v: Renuncio, state: DealState, words: Phrases) -> str:
     """«Renuncio de ana en la baza 14: jugó el cuatro de bastos teniendo oros; ...»."""
     return words.text(
-        f"renuncio.{v.obligation.value}",
+        f"renuncio.{_text(v.obligation)}",
         name=words.name(v.seat),
         trick=v.trick + 1,
         card=words.card(v.card),
@@ -245,7 +257,7 @@ def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, An
     elif outcome.reason is Reason.TIE:
         result = words.text("tie.nobody")
     message = words.text(
-        f"reason.{outcome.reason.value}",
+        f"reason.{_text(outcome.reason)}",
         winners=words.names(outcome.winners),
         losers=words.names(outcome.losers),
         offender=offender,
@@ -254,7 +266,7 @@ def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, An
     return {
         "winners": list(outcome.winners),
         "losers": list(outcome.losers),
-        "reason": outcome.reason.value,
+        "reason": _text(outcome.reason),
         "message": message,
     }
 
@@ -297,7 +309,7 @@ def _illegal(match: MatchState, words: Phrases) -> dict[str, Any] | None:
     return {
         "deal": ill.deal,
         "event": ill.event,
-        "code": ill.code.value,
+        "code": _text(ill.code),
         "message": _illegal_message(match.header, state, ill.code, ill.move, words),
     }
 
@@ -321,7 +333,7 @@ def _illegal_message(
     kind, seat, arg = move
     trump = "" if state is None or state.trump == NO_TRUMP else words.suit(state.trump)
     return words.text(
-        f"illegal.{code.value}",
+        f"illegal.{_text(code)}",
         name=words.name(seat),
         act=_act(move, words),
         turn=words.name(state.turn) if state is not None else "",

@@ -23,7 +23,7 @@ from arbiter.engine.cards import (
 )
 from arbiter.engine.errors import ArbiterError, LogError
 from arbiter.engine.moves import PLAY, Move, MoveCode
-from arbiter.engine.rulesets import Options, Ruleset, get_ruleset, resolve_options
+from arbiter.engine.rulesets import RULESETS, Options, Ruleset, get_ruleset, resolve_options
 from arbiter.engine.setup import DealSetup, build_setup, next_dealer
 
 _PLAY_CODE: Final = PLAY << 12
@@ -81,8 +81,14 @@ class GameLog:
 def max_events_per_deal(ruleset: Ruleset, players: int) -> int:
     """The most events a deal can hold: every card played, every declaration, and one more
     so that an event past the end of a full deal is reported as illegal, not refused."""
-    cards = pack_mask(ruleset.removed_rank[players]).bit_count()
-    return cards + MAX_DECLARATIONS_PER_DEAL + 1
+    return _MAX_EVENTS[ruleset.name, players]
+
+
+_MAX_EVENTS: Final[dict[tuple[str, int], int]] = {
+    (r.name, n): pack_mask(r.removed_rank[n]).bit_count() + MAX_DECLARATIONS_PER_DEAL + 1
+    for r in RULESETS.values()
+    for n in r.players
+}
 
 
 def parse_header(raw: object, limits: Limits = DEFAULT_LIMITS) -> Header:

@@ -199,7 +199,8 @@ def _play_events(match: MatchState, index: int, events: tuple[MoveCode, ...], fi
     skip = state.events_applied - first
     if skip < 0:
         raise ValueError("the log skips events this state has not applied")
-    for j, move in enumerate(events[skip:] if skip else events, state.events_applied):
+    pending = events[skip:] if skip else events
+    for j, move in enumerate(pending, state.events_applied):
         code = state.apply_code(move, j)
         if code is not None:
             # An event after the end of the deal that ended the match is match_over.

@@ -163,6 +163,7 @@ class DealState:
         "trick",
         "trick_mask",
         "trick_no",
+        "trick_points",
         "tricks",
         "tricks_won",
         "trump",
@@ -211,7 +212,7 @@ class DealState:
         self.calls_in_trick = ruleset.cantes == "in_trick"
         self.call_masks = _CALL_MASKS[options.call_ranks]
         self.total_tricks = pack_mask(ruleset.removed_rank[players]).bit_count() // players
-        self.trick_mask = 0
+        self.trick_mask = self.trick_points = 0
 
     # --- queries -------------------------------------------------------------------------
 
@@ -367,6 +368,7 @@ class DealState:
             self.led_suit = card // 10
         self.hands[seat] = hand ^ bit
         self.trick_mask |= bit
+        self.trick_points += POINTS[card]
         trick.append((seat, card))
         if len(trick) == self.players:
             self._finish_trick()
@@ -404,9 +406,7 @@ class DealState:
         plays = tuple(self.trick)
         trick_no = self.trick_no
         mask = self.trick_mask
-        points = 0
-        for _, card in plays:
-            points += POINTS[card]
+        points = self.trick_points
         self.won[winner] |= mask
         self.tricks_won[winner] += 1
         self.card_points[winner] += points
@@ -418,7 +418,7 @@ class DealState:
         # tuple.__new__ skips NamedTuple's Python-level constructor (once per trick).
         self.tricks.append(_new_tuple(Trick, (self.leader, plays, winner, points, draws)))
         self.trick = []
-        self.trick_mask = 0
+        self.trick_mask = self.trick_points = 0
         self.trick_no = trick_no + 1
         self.cantes_this_lead = 0
         self.last_winner = self.turn = self.leader = winner
@@ -494,7 +494,7 @@ class DealState:
         """An independent copy, for speculative moves. Records already appended (tricks,
         cantes...) are immutable tuples and are shared."""
         other = DealState(self.ruleset, self.options, self.players, _blank(self.players))
-        other.trick_mask = self.trick_mask
+        other.trick_mask, other.trick_points = self.trick_mask, self.trick_points
         other.dealer, other.hands = self.dealer, self.hands.copy()
         other.stock, other.stock_pos = self.stock.copy(), self.stock_pos
         other.trump, other.turn, other.leader = self.trump, self.turn, self.leader
@@ -598,6 +598,7 @@ class DealState:
         state.trick = _pairs(trick)
         for _, card in state.trick:
             state.trick_mask |= 1 << card
+            state.trick_points += POINTS[card]
         state.tricks_won = list(tricks_won)
         state.card_points = list(card_points)
         state.cante_points = list(cante_points)
@@ -661,6 +662,7 @@ DERIVED_FIELDS: Final = (
     "call_masks",
     "total_tricks",
     "trick_mask",
+    "trick_points",
 )
 
 
