@@ -95,7 +95,7 @@ def _most_points(state: DealState, groups: Sequence[tuple[int, ...]]) -> tuple[s
     """The group with the most points (reason ``points``), a tie broken by the last trick
     (``last_trick``), or an empty set for an unbroken tie (``tie``)."""
     totals = state.totals()
-    group_totals = [sum([totals[s] for s in g]) for g in groups] if len(groups[0]) > 1 else totals
+    group_totals = [sum([totals[s] for s in g]) for g in groups]
     top = max(group_totals)
     leaders = [groups[i] for i, t in enumerate(group_totals) if t == top]
     if len(leaders) == 1:
