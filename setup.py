@@ -18,8 +18,9 @@ class _BuildAndStamp(build_ext):
 
     def run(self) -> None:
         super().run()
-        if self.inplace:
-            _build.write_stamp()
+        if self.extensions:
+            name = _build.STAMP.name
+            _build.write_stamp(_build.STAMP if self.inplace else Path(self.build_lib, "arbiter", name))
 
 
 def _extensions() -> list:

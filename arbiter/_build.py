@@ -99,6 +99,6 @@ def _use_sources() -> None:
         sys.meta_path.insert(0, _SourceFinder())
 
 
-def write_stamp() -> None:
-    """Record the sources just compiled (called by setup.py after a build)."""
-    STAMP.write_text(json.dumps({"sources": digests()}, indent=1) + "\n", encoding="utf-8")
+def write_stamp(path: Path = STAMP) -> None:
+    """Record the sources just compiled (setup.py, after a build: in place, or into a wheel)."""
+    path.write_text(json.dumps({"sources": digests()}, indent=1) + "\n", encoding="utf-8")

@@ -67,12 +67,12 @@ def test_arbiter_version_flag() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"arbiter {project_version()}"
+    assert done.stdout.strip() == f"arbiter {project_version()} ({arbiter.BUILD} engine)"
 
 
 def test_healthz_and_openapi_carry_the_version() -> None:
     body = make_client().get("/healthz").get_json()
-    assert body == {"status": "ok", "version": project_version()}
+    assert body == {"status": "ok", "version": project_version(), "build": arbiter.BUILD}
     assert committed_spec()["info"]["version"] == project_version()
 
 

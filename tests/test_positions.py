@@ -67,9 +67,7 @@ def walk(log: dict[str, Any]) -> Iterator[tuple[MatchState, Move | None]]:
         match = begun
         for j, code in enumerate(deal.events):
             yield match.copy(), Move.from_code(code)
-            nxt = advance(
-                match.copy(), GameLog(parsed.header, (DealLog(None, (code,), j),), index)
-            )
+            nxt = advance(match.copy(), GameLog(parsed.header, (DealLog(None, (code,), j),), index))
             if nxt.illegal is not None:
                 return
             match = nxt

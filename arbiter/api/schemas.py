@@ -383,6 +383,11 @@ class ProblemSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(required=True)
     version = fields.String(required=True, metadata=_doc("The version of tute-arbiter serving."))
+    build = fields.String(
+        required=True,
+        validate=validate.OneOf(("compiled", "pure")),
+        metadata=_doc("Which build of the engine runs: compiled with mypyc, or pure Python."),
+    )
 
 
 class CacheStatusSchema(Schema):
