@@ -65,7 +65,7 @@ run: install
 	$(BIN)/arbiter serve --host $(HOST) --port $(PORT)
 
 lint: install-test
-	$(BIN)/ruff check arbiter tests benchmarks
+	$(BIN)/ruff check arbiter tests benchmarks devtools
 	$(BIN)/ruff format --check arbiter
 	$(BIN)/mypy arbiter
 

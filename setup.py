@@ -2,15 +2,28 @@
 ``arbiter._build.COMPILED`` (one source for both builds; ``make`` decides when). Everything else
 about the package is in pyproject.toml."""
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from arbiter import _build  # noqa: E402  (plain Python; imports nothing of the engine)
+
+def _load_build_module() -> ModuleType:
+    """arbiter/_build.py, loaded from its file: importing the package would run its __init__."""
+    path = Path(__file__).resolve().parent / "arbiter" / "_build.py"
+    spec = importlib.util.spec_from_file_location("arbiter_build", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses and typing look modules up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+_build = _load_build_module()
 
 
 class _BuildAndStamp(build_ext):

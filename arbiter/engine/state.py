@@ -24,12 +24,13 @@ from arbiter.engine.cards import (
     RANKS,
     SEVEN,
     Card,
+    Mask,
     display_order,
     make_card,
     pack_mask,
     rank_mask,
 )
-from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move, MoveCode
+from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move, MoveCode, Seat
 from arbiter.engine.obligations import Obligation, broken_obligation, correct_plays
 from arbiter.engine.rulesets import Options, Ruleset, partner
 from arbiter.engine.setup import DealSetup, mano
@@ -227,7 +228,7 @@ class DealState:
     def on_lead(self, seat: int) -> bool:
         return seat == self.turn and not self.trick and not self.over
 
-    def correct_mask(self, seat: int) -> int:
+    def correct_mask(self, seat: Seat) -> Mask:
         """The cards ``seat`` may play now without a renuncio (the whole hand on lead)."""
         hand = self.hands[seat]
         if not self.trick or not self.strict:
@@ -237,7 +238,7 @@ class DealState:
             hand, self.led_suit, self.win_card, self.trump, relieved, self.must_trump
         )
 
-    def judge_play(self, seat: int, card: Card) -> tuple[Obligation | None, int]:
+    def judge_play(self, seat: Seat, card: Card) -> tuple[Obligation | None, Mask]:
         """The obligation ``card`` would break (None if correct) and the correct mask."""
         correct = self.correct_mask(seat)
         if correct >> card & 1:
@@ -303,7 +304,7 @@ class DealState:
             return IllegalCode.SEVEN_NOT_HELD
         return None
 
-    def legal_moves(self, correct: int | None = None) -> list[Move]:
+    def legal_moves(self, correct: Mask | None = None) -> list[Move]:
         """Every move open to the seat to act: correct plays, then declarations. ``correct`` is
         :meth:`correct_mask` of that seat when the caller has it already."""
         if self.over:
