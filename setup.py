@@ -33,7 +33,9 @@ class _BuildAndStamp(build_ext):
         super().run()
         if self.extensions:
             name = _build.STAMP.name
-            _build.write_stamp(_build.STAMP if self.inplace else Path(self.build_lib, "arbiter", name))
+            _build.write_stamp(
+                _build.STAMP if self.inplace else Path(self.build_lib, "arbiter", name)
+            )
 
 
 def _extensions() -> list:
