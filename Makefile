@@ -6,8 +6,16 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
 LOCK   := requirements.lock
+CC     ?= cc
 
-.PHONY: install install-test install-bench run test lint pytest bench spec lock clean
+# The compiled engine: mypyc compiles these modules next to their sources when a C compiler is
+# present (ARBITER_PURE=1 keeps the pure build). Make rebuilds it whenever one of them changed;
+# arbiter/_build.py also refuses, at import, a build older than its sources.
+COMPILED_SOURCES := $(wildcard arbiter/engine/*.py) arbiter/report.py arbiter/i18n.py \
+                    arbiter/_build.py setup.py
+COMPILED_STAMP   := arbiter/_native.json
+
+.PHONY: install install-test install-bench compile run test lint pytest test-pure bench spec lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,26 +33,52 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+$(VENV)/.installed-compile: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[compile]'
+	touch $@
+
+$(COMPILED_STAMP): $(COMPILED_SOURCES) | $(VENV)/.installed
+	@if [ -n "$(ARBITER_PURE)" ] && [ "$(ARBITER_PURE)" != 0 ]; then \
+		echo "arbiter: ARBITER_PURE is set: the engine runs as pure Python"; \
+	elif ! command -v $(CC) >/dev/null 2>&1; then \
+		echo "arbiter: no C compiler ($(CC)): the engine runs as pure Python"; \
+	else \
+		$(MAKE) --no-print-directory $(VENV)/.installed-compile && \
+		echo "arbiter: compiling the engine with mypyc" && \
+		ARBITER_COMPILE=1 $(BIN)/python setup.py --quiet build_ext --inplace >/dev/null && \
+		rm -rf build; \
+	fi
+
+compile: $(COMPILED_STAMP)
+
 $(VENV)/.installed-bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed $(COMPILED_STAMP)
 
-install-test: $(VENV)/.installed-test
+install-test: $(VENV)/.installed-test $(COMPILED_STAMP)
 
-install-bench: $(VENV)/.installed-bench
+install-bench: $(VENV)/.installed-bench $(COMPILED_STAMP)
 
 run: install
 	$(BIN)/arbiter serve --host $(HOST) --port $(PORT)
 
 lint: install-test
-	$(BIN)/ruff check arbiter tests benchmarks
+	$(BIN)/ruff check arbiter tests benchmarks devtools
 	$(BIN)/ruff format --check arbiter
 	$(BIN)/mypy arbiter
 
 pytest: install-test
 	$(BIN)/pytest -q
+
+# The engine, property and API tests on the pure build (CI runs them after the whole suite).
+test-pure: install-test
+	ARBITER_PURE=1 $(BIN)/pytest -q tests/test_cards.py tests/test_rulesets.py \
+		tests/test_setup.py tests/test_obligations.py tests/test_declarations.py \
+		tests/test_scoring.py tests/test_illegal.py tests/test_examples.py tests/test_messages.py \
+		tests/test_properties.py tests/test_positions.py tests/test_tokens.py \
+		tests/test_service.py tests/test_api.py tests/test_build.py
 
 test: lint pytest
 
@@ -63,4 +97,5 @@ lock: $(BIN)/python
 		--generate-hashes --output-file $(LOCK)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build $(COMPILED_STAMP)
+	find arbiter -name '*.so' -delete

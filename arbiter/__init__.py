@@ -3,25 +3,42 @@
 ``replay(log)`` adjudicates a game log and ``validate(log, move)`` judges one proposed move;
 their ``to_dict()`` are the bodies of the HTTP API. :class:`Referee` does the same with sealed
 state tokens and a state cache, as the service does. The rules engine itself is the pure package
-:mod:`arbiter.engine`.
+:mod:`arbiter.engine`; :data:`BUILD` says whether it runs compiled (mypyc) or as Python.
 
 The service layer (and with it Redis and the crypto) is imported when first used, not by
 ``import arbiter``: the gunicorn master imports the package before gevent patches the workers.
 """
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
+
+from arbiter import _build
 
 try:  # defined once, in pyproject.toml: read back from the installed package's metadata
     __version__ = version("tute-arbiter")
 except PackageNotFoundError:  # a source tree imported without being installed
     __version__ = "0+unknown"
 
+#: "compiled" (mypyc) or "pure": decided before any engine module is imported.
+BUILD, _why = _build.choose()
+if _why:
+    print(_why, file=sys.stderr)
+
 if TYPE_CHECKING:
     from arbiter.report import Replay, Verdict
     from arbiter.service import Referee, UnknownState
 
-__all__ = ["Referee", "Replay", "UnknownState", "Verdict", "__version__", "replay", "validate"]
+__all__ = [
+    "BUILD",
+    "Referee",
+    "Replay",
+    "UnknownState",
+    "Verdict",
+    "__version__",
+    "replay",
+    "validate",
+]
 
 
 def replay(log: Any) -> "Replay":

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from arbiter import __version__, replay, validate
+from arbiter import BUILD, __version__, replay, validate
 from arbiter.engine.errors import ArbiterError
 from arbiter.i18n import LANGS
 from arbiter.jsontext import JsonTextError, loads
@@ -64,7 +64,9 @@ class _InputError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arbiter", description="A referee for Tute.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} ({BUILD} engine)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = sub.add_parser("replay", help="adjudicate a game log")

@@ -8,25 +8,29 @@ makes them. Messages come from :mod:`arbiter.i18n`.
 
 from __future__ import annotations
 
-from typing import Any
+from enum import StrEnum
+from typing import Any, Final
 
-from arbiter.engine.cards import card_codes, display_order, format_card, format_suit
+from arbiter.engine.cards import Notation, card_codes, display_order, format_card, format_suit
 from arbiter.engine.log import Header
 from arbiter.engine.match import Illegal, MatchState, MoveJudgement, Position, Ruling, Status
+from arbiter.engine.moves import PLAY, SING, TUTE, TUTE_OF, Move
+from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
-from arbiter.engine.state import (
-    EVENT_TYPES,
-    LAST_TRICK_BONUS,
-    PLAY,
-    SING,
-    TUTE,
-    TUTE_OF,
-    DealState,
-    Event,
-    IllegalCode,
-    Renuncio,
-)
+from arbiter.engine.setup import mano
+from arbiter.engine.state import LAST_TRICK_BONUS, DealState, IllegalCode, Renuncio, cante_points
 from arbiter.i18n import Lang, Phrases
+
+
+def _text(member: StrEnum) -> str:
+    """An enum member's value, as the API writes it (a dict lookup: ``.value`` is a descriptor
+    written in Python)."""
+    return _VALUES[member]
+
+
+_VALUES: Final[dict[StrEnum, str]] = {
+    m: m.value for e in (Status, Ruling, Obligation, IllegalCode, Reason) for m in e
+}
 
 
 class Replay:
@@ -45,7 +49,7 @@ class Replay:
         words = _phrases(self.match.header, lang)
         return {
             "state_id": self.state_id,
-            "status": self.status.value,
+            "status": _text(self.status),
             "illegal": _illegal(self.match, words),
             "deals": [_deal(self.match, r.state, r.outcome, words) for r in self.match.deals],
             "match": _match(self.match.header, self.match.standing),
@@ -56,7 +60,7 @@ class Replay:
         """The body of ``POST /v1/scores``: only scores, sides, outcome and violations."""
         words = _phrases(self.match.header, lang)
         return {
-            "status": self.status.value,
+            "status": _text(self.status),
             "illegal": _illegal(self.match, words),
             "deals": [
                 _deal_scores(self.match, r.state, r.outcome, words) for r in self.match.deals
@@ -105,9 +109,9 @@ class Verdict:
             message = _ok_message(j.move, state, words)
         return {
             "legal": self.legal,
-            "verdict": j.verdict.value,
-            "obligation": None if j.obligation is None else j.obligation.value,
-            "code": None if j.code is None else j.code.value,
+            "verdict": _text(j.verdict),
+            "obligation": None if j.obligation is None else _text(j.obligation),
+            "code": None if j.code is None else _text(j.code),
             "message": message,
             "correct": [format_card(c, notation) for c in display_order(j.correct)]
             if j.verdict is Ruling.RENUNCIO
@@ -131,21 +135,10 @@ def _phrases(header: Header, lang: Lang) -> Phrases:
     return Phrases(lang, header.notation, header.players)
 
 
-def move_dict(event: Event, notation: str) -> dict[str, Any]:
-    """An event as the JSON object of the log."""
-    kind, seat, arg = event
-    out: dict[str, Any] = {"type": EVENT_TYPES[kind], "seat": seat}
-    if kind == PLAY:
-        out["card"] = format_card(arg, notation)  # type: ignore[arg-type]
-    elif kind == SING:
-        out["suit"] = format_suit(arg, notation)  # type: ignore[arg-type]
-    elif kind == TUTE:
-        out["of"] = TUTE_OF[arg]
-    return out
-
-
-def _moves(state: DealState, notation: str, correct: int | None = None) -> list[dict[str, Any]]:
-    return [move_dict(m, notation) for m in state.legal_moves(correct)]
+def _moves(
+    state: DealState, notation: Notation, correct: int | None = None
+) -> list[dict[str, Any]]:
+    return [m.to_json(notation) for m in state.legal_moves(correct)]
 
 
 def _deal(
@@ -175,8 +168,8 @@ def _deal(
         )
     body: dict[str, Any] = {
         "dealer": state.dealer,
-        "mano": (state.dealer + 1) % state.players,
-        "trump": None if state.trump_suit is None else format_suit(state.trump, notation),
+        "mano": mano(state.dealer, state.players),
+        "trump": None if state.trump == NO_TRUMP else format_suit(state.trump, notation),
         "finished": state.over,
         "tricks": tricks,
         "cantes": [
@@ -235,7 +228,7 @@ def _violation(v: Renuncio, state: DealState, words: Phrases) -> dict[str, Any]:
         "seat": v.seat,
         "card": format_card(v.card, notation),
         "kind": "renuncio",
-        "obligation": v.obligation.value,
+        "obligation": _text(v.obligation),
         "correct": [format_card(c, notation) for c in display_order(v.correct)],
         "trick": v.trick,
         "message": renuncio_message(v, state, words),
@@ -245,13 +238,13 @@ def _violation(v: Renuncio, state: DealState, words: Phrases) -> dict[str, Any]:
 def renuncio_message(v: Renuncio, state: DealState, words: Phrases) -> str:
     """«Renuncio de ana en la baza 14: jugó el cuatro de bastos teniendo oros; ...»."""
     return words.text(
-        f"renuncio.{v.obligation.value}",
+        f"renuncio.{_text(v.obligation)}",
         name=words.name(v.seat),
         trick=v.trick + 1,
         card=words.card(v.card),
         led=words.suit(v.led_suit),
         winning=words.card(v.winning),
-        trump="" if state.trump_suit is None else words.suit(state.trump),
+        trump="" if state.trump == NO_TRUMP else words.suit(state.trump),
         correct=words.cards(display_order(v.correct)),
     )
 
@@ -264,7 +257,7 @@ def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, An
     elif outcome.reason is Reason.TIE:
         result = words.text("tie.nobody")
     message = words.text(
-        f"reason.{outcome.reason.value}",
+        f"reason.{_text(outcome.reason)}",
         winners=words.names(outcome.winners),
         losers=words.names(outcome.losers),
         offender=offender,
@@ -273,7 +266,7 @@ def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, An
     return {
         "winners": list(outcome.winners),
         "losers": list(outcome.losers),
-        "reason": outcome.reason.value,
+        "reason": _text(outcome.reason),
         "message": message,
     }
 
@@ -316,12 +309,12 @@ def _illegal(match: MatchState, words: Phrases) -> dict[str, Any] | None:
     return {
         "deal": ill.deal,
         "event": ill.event,
-        "code": ill.code.value,
+        "code": _text(ill.code),
         "message": _illegal_message(match.header, state, ill.code, ill.move, words),
     }
 
 
-def _act(move: Event, words: Phrases) -> str:
+def _act(move: Move, words: Phrases) -> str:
     kind, _, arg = move
     if kind == PLAY:
         return words.text("act.play", card=words.card(arg))
@@ -333,14 +326,14 @@ def _act(move: Event, words: Phrases) -> str:
 
 
 def _illegal_message(
-    header: Header, state: DealState | None, code: IllegalCode, move: Event | None, words: Phrases
+    header: Header, state: DealState | None, code: IllegalCode, move: Move | None, words: Phrases
 ) -> str:
     if move is None:  # a deal given after the end of the match
         return words.text("illegal.match_over_deal")
     kind, seat, arg = move
-    trump = "" if state is None or state.trump_suit is None else words.suit(state.trump)
+    trump = "" if state is None or state.trump == NO_TRUMP else words.suit(state.trump)
     return words.text(
-        f"illegal.{code.value}",
+        f"illegal.{_text(code)}",
         name=words.name(seat),
         act=_act(move, words),
         turn=words.name(state.turn) if state is not None else "",
@@ -352,15 +345,14 @@ def _illegal_message(
     )
 
 
-def _ok_message(move: Event, state: DealState | None, words: Phrases) -> str:
+def _ok_message(move: Move, state: DealState, words: Phrases) -> str:
     kind, seat, arg = move
     name = words.name(seat)
     if kind == PLAY:
         return words.text("ok.play", name=name, card=words.card(arg))
     if kind == SING:
-        points = 40 if state is not None and arg == state.trump else 20
+        points = cante_points(arg, state.trump)
         return words.text("ok.sing", name=name, suit=words.suit(arg), points=points)
     if kind == TUTE:
         return words.text("ok.tute", name=name, of=words.text(f"of.{TUTE_OF[arg]}"))
-    turned = state.stock[-1] if state is not None and state.stock else 0
-    return words.text("ok.exchange", name=name, card=words.card(turned))
+    return words.text("ok.exchange", name=name, card=words.card(state.stock[-1]))

@@ -31,15 +31,15 @@ from arbiter.engine.log import (
     DEFAULT_LIMITS,
     Limits,
     parse_deal,
-    parse_event,
     parse_header,
     parse_log,
     parse_rest,
     raw_deals,
 )
 from arbiter.engine.match import MatchState, Position, Ruling, advance
+from arbiter.engine.moves import Move
+from arbiter.engine.setup import next_dealer
 from arbiter.engine.snapshot import SnapshotError, decode, encode
-from arbiter.engine.state import Event
 from arbiter.report import Replay, Verdict
 from arbiter.settings import Settings
 from arbiter.tokens import MAX_TOKEN_LENGTH, Sealer, TokenError, derive
@@ -171,10 +171,10 @@ class Referee:
 
     # --- parsing --------------------------------------------------------------------------------
 
-    def _move(self, raw: object, position: Position) -> Event:
+    def _move(self, raw: object, position: Position) -> Move:
         header = position.header
         try:
-            return parse_event(raw, len(header.players), header.notation)
+            return Move.from_json(raw, len(header.players), header.notation)
         except ArbiterError as err:
             raise err.at("move") from None
 
@@ -187,7 +187,7 @@ class Referee:
         if position.deals >= self.limits.max_deals:
             raise LogError(f"a match holds at most {self.limits.max_deals} deals", ("deal",))
         header = position.header
-        default_dealer = (position.deal.dealer + 1) % len(header.players)
+        default_dealer = next_dealer(position.deal.dealer, len(header.players))
         try:
             deal = parse_deal(header, raw, default_dealer)
         except ArbiterError as err:
@@ -242,8 +242,8 @@ class Referee:
             return None
         deals = raw_deals(log, self.limits)
         deal, event = at
-        next_dealer = (match.deals[-1].dealer + 1) % len(match.header.players)
-        rest = parse_rest(match.header, deals, deal - 1, event, next_dealer)
+        dealer = next_dealer(match.deals[-1].dealer, len(match.header.players))
+        rest = parse_rest(match.header, deals, deal - 1, event, dealer)
         return advance(match, rest)
 
     def _keep(self, *states: tuple[str, MatchState]) -> None:

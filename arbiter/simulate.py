@@ -13,9 +13,10 @@ from typing import Any
 from arbiter.engine.cards import cards_of, format_card, pack_mask
 from arbiter.engine.log import Header, parse_deal
 from arbiter.engine.match import DealRecord, MatchState
+from arbiter.engine.moves import PLAY, Move
 from arbiter.engine.rulesets import get_ruleset, resolve_options
-from arbiter.engine.state import PLAY, DealState, Event
-from arbiter.report import move_dict
+from arbiter.engine.setup import mano, next_dealer
+from arbiter.engine.state import DealState
 
 
 def random_deal_cards(
@@ -29,10 +30,10 @@ def random_deal_cards(
     if as_deck:
         return {"dealer": dealer, "deck": codes}
     size = ruleset.hand_size[players]
-    mano = (dealer + 1) % players
+    first = mano(dealer, players)
     hands: list[list[str]] = [[] for _ in range(players)]
     for i, code in enumerate(codes[: size * players]):
-        hands[(mano + i) % players].append(code)
+        hands[(first + i) % players].append(code)
     deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
     if ruleset.stock:
         deal["stock"] = codes[size * players :]
@@ -43,7 +44,7 @@ def random_deal_cards(
 
 def choose_move(
     match: MatchState, rng: random.Random, renuncio_rate: float, declare_rate: float
-) -> Event:
+) -> Move:
     """A move for the seat to act in the current deal."""
     state = match.current
     assert state is not None
@@ -52,7 +53,7 @@ def choose_move(
     if declarations and rng.random() < declare_rate:
         return rng.choice(declarations)
     if rng.random() < renuncio_rate:
-        return Event(PLAY, state.turn, rng.choice(cards_of(state.hands[state.turn])))
+        return Move(PLAY, state.turn, rng.choice(cards_of(state.hands[state.turn])))
     return rng.choice([m for m in moves if m.kind == PLAY])
 
 
@@ -98,8 +99,8 @@ def random_log(
         while not record.state.over and (limit is None or len(raw["events"]) < limit):
             move = choose_move(match, rng, renuncio_rate, declare_rate)
             record.state.apply(move, record.state.events_applied)
-            raw["events"].append(move_dict(move, "spanish"))
+            raw["events"].append(move.to_json("spanish"))
         if record.state.over:
             match.finish_deal(record)
-        dealer = (dealer + 1) % n
+        dealer = next_dealer(dealer, n)
     return log

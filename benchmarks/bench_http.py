@@ -63,8 +63,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: benchmarks/ is on the path, the root is not
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import gunicorn_support  # noqa: E402
-from benchmarks.gunicorn_support import HOST  # noqa: E402
+from devtools import gunicorn_support  # noqa: E402
+from devtools.gunicorn_support import HOST  # noqa: E402
 
 JSON_MIME = "application/json"
 

@@ -52,7 +52,7 @@ if str(ROOT) not in sys.path:  # run as a script: benchmarks/ is on the path, th
     sys.path.insert(0, str(ROOT))
 
 import arbiter  # noqa: E402
-from arbiter.engine.log import parse_event  # noqa: E402
+from arbiter.engine.moves import Move  # noqa: E402
 from arbiter.service import Referee  # noqa: E402
 from arbiter.settings import Settings  # noqa: E402
 from arbiter.simulate import random_log  # noqa: E402
@@ -204,11 +204,11 @@ def _stage_times(sealer: Sealer, log: dict[str, Any], calls: int, rounds: int) -
     token = referee.replay(cut_at(log, CUT)).state_id
     assert token is not None
     position = sealer.open(token)
-    move = parse_event(move_raw, 3, "spanish")
+    move = Move.from_json(move_raw, 3, "spanish")
     after = position.play(move)
     return {
         "open": per_call(lambda: sealer.open(token), calls, rounds),
-        "parse move": per_call(lambda: parse_event(move_raw, 3, "spanish"), calls, rounds),
+        "parse move": per_call(lambda: Move.from_json(move_raw, 3, "spanish"), calls, rounds),
         "judge": per_call(lambda: position.judge(move), calls, rounds),
         "answer (to_dict)": per_call(
             lambda: arbiter.Verdict(position, position.judge(move)).to_dict(), calls, rounds

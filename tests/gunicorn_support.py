@@ -1,4 +1,4 @@
-"""The benchmarks' gunicorn helpers (:mod:`benchmarks.gunicorn_support`) with the live tests'
+"""The shared gunicorn helpers (:mod:`devtools.gunicorn_support`) with the live tests'
 defaults: ready once ``/healthz`` answers 200 (and all ``workers`` are up, if given), three tries
 on a fresh port, and a :func:`stop` that fails the test when gunicorn does not stop in time.
 Used by tests/test_live_server.py, tests/test_operations_live.py, tests/test_two_workers.py and
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks import gunicorn_support as shared
-from benchmarks.gunicorn_support import (
+from devtools import gunicorn_support as shared
+from devtools.gunicorn_support import (
     BOOT_TIMEOUT,
     HOST,
     STOP_TIMEOUT,
@@ -60,7 +60,7 @@ def start(
 ) -> Gunicorn:
     """``arbiter.wsgi:app`` under the shipped config, once ``/healthz`` answers (``options``:
     ``args``, ``bind_option``, ``capture_stdout``, ``serve`` of
-    :func:`benchmarks.gunicorn_support.start`)."""
+    :func:`devtools.gunicorn_support.start`)."""
     return shared.start(
         log,
         env,

@@ -139,3 +139,10 @@ def assert_token_ends(token: str, secrets: list[str], log: Mapping[str, Any]) ->
     assert position.standing.over == match.standing.over
     last = match.deals[-1].state
     assert position.deal.to_fields(history=False) == last.to_fields(history=False)
+
+
+def slots_of(cls: type) -> tuple[str, ...]:
+    """The instance attributes of an engine class, whichever build runs: ``__slots__`` in pure
+    Python, ``__mypyc_attrs__`` once mypyc has compiled it."""
+    names: tuple[str, ...] = getattr(cls, "__slots__", None) or cls.__mypyc_attrs__  # type: ignore[attr-defined]
+    return tuple(n for n in names if n != "__dict__")

@@ -736,7 +736,11 @@ def test_healthz(client: ConformingClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.mimetype == JSON
-    assert response.get_json() == {"status": "ok", "version": arbiter.__version__}
+    assert response.get_json() == {
+        "status": "ok",
+        "version": arbiter.__version__,
+        "build": arbiter.BUILD,
+    }
 
 
 def test_readyz(client: ConformingClient) -> None:

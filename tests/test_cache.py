@@ -738,7 +738,7 @@ def test_the_environment_selects_the_backend(
     assert cache is not None
     assert isinstance(cache.store, store)
     assert cache.backend == backend
-    assert cache.min_events == DEFAULT_MIN_EVENTS[backend]
+    assert cache.min_events == DEFAULT_MIN_EVENTS[arbiter.BUILD][backend]
 
 
 def test_settings_from_env_reads_the_cache_fields() -> None:

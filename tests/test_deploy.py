@@ -1031,7 +1031,10 @@ def run_check(argv: list[str], env: dict[str, str]) -> int:
 
 
 def test_image_command_serves_and_stops_gracefully(served: Served) -> None:
-    assert get(served.port, "/healthz") == (200, {"status": "ok", "version": arbiter.__version__})
+    assert get(served.port, "/healthz") == (
+        200,
+        {"status": "ok", "version": arbiter.__version__, "build": arbiter.BUILD},
+    )
     status, body = get(served.port, "/readyz")
     assert status == 200 and body["status"] in ("ready", "degraded")
 

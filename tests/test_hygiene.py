@@ -67,12 +67,12 @@ def test_arbiter_version_flag() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"arbiter {project_version()}"
+    assert done.stdout.strip() == f"arbiter {project_version()} ({arbiter.BUILD} engine)"
 
 
 def test_healthz_and_openapi_carry_the_version() -> None:
     body = make_client().get("/healthz").get_json()
-    assert body == {"status": "ok", "version": project_version()}
+    assert body == {"status": "ok", "version": project_version(), "build": arbiter.BUILD}
     assert committed_spec()["info"]["version"] == project_version()
 
 
@@ -215,3 +215,14 @@ def test_the_image_installs_the_lock_with_hashes() -> None:
         "the project's wheel must not resolve dependencies again"
     )
     assert re.search(r"^COPY requirements\.lock ", text, re.M)
+
+
+def test_tests_never_import_benchmark_code() -> None:
+    """Tests and benchmarks share devtools/, never each other's modules one way: a benchmark
+    may change what it measures without a test noticing."""
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.match(r"\s*(from|import)\s+benchmarks\b", line):
+                offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)

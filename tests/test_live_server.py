@@ -52,7 +52,7 @@ def server() -> Iterator[Server]:
 def test_healthz_and_request_id(server: Server) -> None:
     answer = request(server.port, "GET", "/healthz", headers={"X-Request-ID": "live-test-1"})
     assert answer.status == 200
-    assert answer.json() == {"status": "ok", "version": arbiter.__version__}
+    assert answer.json() == {"status": "ok", "version": arbiter.__version__, "build": arbiter.BUILD}
     assert answer.headers["x-request-id"] == "live-test-1"
     assert answer.headers["content-type"] == "application/json"
 

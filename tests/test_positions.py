@@ -27,21 +27,13 @@ from hypothesis import strategies as st
 import arbiter
 from arbiter.engine.log import DealLog, GameLog, parse_log
 from arbiter.engine.match import MatchState, Position, Ruling, advance
-from arbiter.engine.state import (
-    DERIVED_FIELDS,
-    EXCHANGE,
-    HISTORY_FIELDS,
-    PLAY,
-    POSITION_FIELDS,
-    SING,
-    TUTE,
-    DealState,
-    Event,
-)
+from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move
+from arbiter.engine.state import DERIVED_FIELDS, HISTORY_FIELDS, POSITION_FIELDS, DealState
 from arbiter.service import Referee
 from arbiter.simulate import random_log
 from arbiter.tokens import Sealer
 from tests.api_support import EXAMPLES_DIR
+from tests.positions_support import slots_of
 
 SECRET = "positions-tests-secret-0123456789abcdef"
 SEALER = Sealer([SECRET])
@@ -63,7 +55,7 @@ def load(path: Path) -> dict[str, Any]:
     return log
 
 
-def walk(log: dict[str, Any]) -> Iterator[tuple[MatchState, Event | None]]:
+def walk(log: dict[str, Any]) -> Iterator[tuple[MatchState, Move | None]]:
     """The match after every prefix of ``log`` that is a valid state (a copy each time), with
     the event that follows it in the log (None at the end of a deal)."""
     parsed = parse_log(log)
@@ -73,11 +65,9 @@ def walk(log: dict[str, Any]) -> Iterator[tuple[MatchState, Event | None]]:
         if begun.illegal is not None:
             return
         match = begun
-        for j, event in enumerate(deal.events):
-            yield match.copy(), event
-            nxt = advance(
-                match.copy(), GameLog(parsed.header, (DealLog(None, (event,), j),), index)
-            )
+        for j, code in enumerate(deal.events):
+            yield match.copy(), Move.from_code(code)
+            nxt = advance(match.copy(), GameLog(parsed.header, (DealLog(None, (code,), j),), index))
             if nxt.illegal is not None:
                 return
             match = nxt
@@ -93,18 +83,16 @@ def standing_of(position: Position) -> list[Any]:
     return position.standing.to_fields()
 
 
-def candidates(position: Position) -> list[Event]:
+def candidates(position: Position) -> list[Move]:
     """Moves worth judging: every card of the seat to act, a card of another seat, and every
     declaration by every seat."""
     deal = position.deal
     n = len(position.header.players)
-    moves = [
-        Event(PLAY, deal.turn, card) for card in range(40) if deal.hands[deal.turn] >> card & 1
-    ]
-    moves.append(Event(PLAY, (deal.turn + 1) % n, 0))
+    moves = [Move(PLAY, deal.turn, card) for card in range(40) if deal.hands[deal.turn] >> card & 1]
+    moves.append(Move(PLAY, (deal.turn + 1) % n, 0))
     for seat in range(n):
-        moves += [Event(SING, seat, suit) for suit in range(4)]
-        moves += [Event(TUTE, seat, 0), Event(TUTE, seat, 1), Event(EXCHANGE, seat)]
+        moves += [Move(SING, seat, suit) for suit in range(4)]
+        moves += [Move(TUTE, seat, 0), Move(TUTE, seat, 1), Move(EXCHANGE, seat)]
     return moves
 
 
@@ -116,7 +104,7 @@ def assert_same_position(opened: Position, replayed: Position) -> None:
 
 
 def test_a_position_carries_or_derives_every_slot_but_the_history() -> None:
-    slots = set(DealState.__slots__)
+    slots = set(slots_of(DealState))
     groups = [set(POSITION_FIELDS), set(HISTORY_FIELDS), set(DERIVED_FIELDS)]
     assert set().union(*groups) == slots
     assert sum(len(g) for g in groups) == len(slots), "a slot is in two groups"

@@ -25,25 +25,18 @@ from hypothesis import strategies as st
 import arbiter
 from arbiter.engine import snapshot
 from arbiter.engine.cards import cards_of, format_card, pack_mask, parse_card
-from arbiter.engine.log import Header, parse_deal, parse_event, parse_log
+from arbiter.engine.log import Header, parse_deal, parse_log
 from arbiter.engine.match import DealRecord, MatchState, advance
 from arbiter.engine.match import replay as engine_replay
+from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move
 from arbiter.engine.obligations import NO_TRUMP, broken_obligation, correct_plays
 from arbiter.engine.rulesets import get_ruleset, resolve_options
 from arbiter.engine.scoring import deal_outcome
 from arbiter.engine.setup import DealSetup
-from arbiter.engine.state import (
-    EXCHANGE,
-    PLAY,
-    SING,
-    TUTE,
-    DealState,
-    Decisive,
-    Event,
-    IllegalCode,
-)
-from arbiter.report import Replay, Verdict, move_dict
+from arbiter.engine.state import DealState, Decisive, IllegalCode
+from arbiter.report import Replay, Verdict
 from tests import reference
+from tests.positions_support import slots_of
 from tests.reference import (
     DEALER_TRUMP,
     DECLARED,
@@ -82,13 +75,13 @@ class EngineView(Position):
             (t.leader, [(s, from_engine(c)) for s, c in t.plays], t.winner) for t in state.tricks
         ]
         self.cantes = [(c.seat, SUITS[c.suit], c.points, c.trick) for c in state.cantes]
-        self.trump = None if state.trump_suit is None else SUITS[state.trump_suit]
+        self.trump = None if state.trump == NO_TRUMP else SUITS[state.trump]
         self.stock_left = state.stock_left
         self.over = state.over
 
 
-def engine_event_to_ref(event: Event) -> reference.RefEvent:
-    return reference.event_of(move_dict(event, "spanish"))
+def engine_event_to_ref(event: Move) -> reference.RefEvent:
+    return reference.event_of(event.to_json("spanish"))
 
 
 def normalized(body: Any) -> Any:
@@ -152,7 +145,7 @@ def random_deal(
 
 def choose_move(
     state: DealState, rng: random.Random, renuncio_rate: float, declare_rate: float
-) -> Event:
+) -> Move:
     moves = state.legal_moves()
     declarations = [m for m in moves if m.kind != PLAY]
     if declarations and rng.random() < declare_rate:
@@ -164,32 +157,32 @@ def choose_move(
             obligation, _ = state.judge_play(state.turn, card)
             wrong.setdefault(str(obligation), []).append(card)
         if wrong and rng.random() < 0.7:  # each kind of renuncio about as often
-            return Event(PLAY, state.turn, rng.choice(wrong[rng.choice(sorted(wrong))]))
-        return Event(PLAY, state.turn, rng.choice(cards_of(hand)))
+            return Move(PLAY, state.turn, rng.choice(wrong[rng.choice(sorted(wrong))]))
+        return Move(PLAY, state.turn, rng.choice(cards_of(hand)))
     return rng.choice([m for m in moves if m.kind == PLAY])
 
 
 ALL_DECLARATIONS = [(SING, s) for s in range(4)] + [(TUTE, 0), (TUTE, 1)] + [(EXCHANGE, -1)]
 
 
-def illegal_event(state: DealState, kind: str, rng: random.Random) -> Event:
+def illegal_event(state: DealState, kind: str, rng: random.Random) -> Move:
     """An event that cannot be applied now (kind: out_of_turn, card_not_in_hand, declaration)."""
     n, turn = state.players, state.turn
     if state.over:  # anything after the end of the deal
         seat = rng.randrange(n)
-        return rng.choice([Event(PLAY, seat, rng.randrange(40)), Event(SING, seat, 0)])
+        return rng.choice([Move(PLAY, seat, rng.randrange(40)), Move(SING, seat, 0)])
     if kind == "out_of_turn":
         seat = (turn + rng.randrange(1, n)) % n
         hand = cards_of(state.hands[seat])
-        return Event(PLAY, seat, rng.choice(hand) if hand else rng.randrange(40))
+        return Move(PLAY, seat, rng.choice(hand) if hand else rng.randrange(40))
     if kind == "card_not_in_hand":
-        return Event(PLAY, turn, rng.choice(cards_of((1 << 40) - 1 & ~state.hands[turn])))
-    by_code: dict[str, list[Event]] = {}
+        return Move(PLAY, turn, rng.choice(cards_of((1 << 40) - 1 & ~state.hands[turn])))
+    by_code: dict[str, list[Move]] = {}
     for seat in range(n):
         for k, arg in ALL_DECLARATIONS:
-            code = state.check(Event(k, seat, arg))
+            code = state.check(Move(k, seat, arg))
             if code is not None:
-                by_code.setdefault(code.value, []).append(Event(k, seat, arg))
+                by_code.setdefault(code.value, []).append(Move(k, seat, arg))
     return rng.choice(by_code[rng.choice(sorted(by_code))])
 
 
@@ -246,11 +239,11 @@ def build_log(
                 break
             move = choose_move(state, play_rng, renuncio_rate, declare_rate)
             state.apply(move, len(events))
-            events.append(move_dict(move, "spanish"))
+            events.append(move.to_json("spanish"))
         if state.over:
             match.finish_deal(record)
         if last and bad is not None:
-            events.append(move_dict(illegal_event(state, bad, rng), "spanish"))
+            events.append(illegal_event(state, bad, rng).to_json("spanish"))
         dealer = (dealer + 1) % n
     return log
 
@@ -287,7 +280,7 @@ class Step(NamedTuple):
     deal: int
     index: int
     before: DealState
-    event: Event
+    event: Move
     after: DealState  # the live state: read it before asking for the next step
     code: IllegalCode | None
 
@@ -300,7 +293,8 @@ def walk(log: dict[str, Any]) -> Iterator[Step]:
     for di, deal in enumerate(parsed.deals):
         assert deal.setup is not None
         state = DealState(header.ruleset, header.options, n, deal.setup)
-        for j, event in enumerate(deal.events):
+        for j, packed in enumerate(deal.events):
+            event = Move.from_code(packed)
             before = state.copy()
             code = state.apply(event, j)
             yield Step(di, j, before, event, state, code)
@@ -408,7 +402,7 @@ def check_legal_moves(state: DealState, name: str, opts: dict[str, Any]) -> None
     # reference's, in the order of docs/api.md.
     for other in range(state.players):
         for kind, arg in ALL_DECLARATIONS:
-            event = Event(kind, other, arg)
+            event = Move(kind, other, arg)
             code = state.check(event)
             assert (None if code is None else code.value) == view.illegal(
                 *engine_event_to_ref(event)
@@ -691,7 +685,7 @@ def validate_move(match: MatchState, move: dict[str, Any]) -> Verdict:
     position = match.position()
     header = position.header
     return Verdict(
-        position, position.judge(parse_event(move, len(header.players), header.notation))
+        position, position.judge(Move.from_json(move, len(header.players), header.notation))
     )
 
 
@@ -699,10 +693,10 @@ def match_fields(match: MatchState) -> list[Any]:
     """Everything a match state holds, as plain values (every slot of every deal)."""
     standing = match.standing
     out: list[Any] = [match.header, match.illegal]
-    out += [getattr(standing, name) for name in standing.__slots__]
+    out += [getattr(standing, name) for name in slots_of(type(standing))]
     for record in match.deals:
         out.append(record.outcome)
-        out += [(name, getattr(record.state, name)) for name in DealState.__slots__]
+        out += [(name, getattr(record.state, name)) for name in slots_of(DealState)]
     return out
 
 

@@ -30,8 +30,9 @@ from tests.gunicorn_support import Gunicorn
 README = ROOT / "README.md"
 BIN = Path(sys.executable).parent
 _BLOCK = re.compile(r"^```(sh|python)\n(.*?)^```$", re.M | re.S)
-#: Fields whose values differ on every server (keys are random per process).
-_VARYING = {"state_id", "request_id"}
+#: Fields whose values differ on every server (keys are random per process) or machine (the
+#: engine's build: compiled where a C compiler was found).
+_VARYING = {"state_id", "request_id", "build"}
 
 
 @dataclass

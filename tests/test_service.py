@@ -21,13 +21,14 @@ import marshmallow
 import pytest
 
 import arbiter
+from arbiter import service as service_module
 from arbiter.api import create_app
 from arbiter.cache import StateCache
 from arbiter.cache.breaker import CircuitBreaker
 from arbiter.cache.stores import MemoryStore
-from arbiter.engine import log as engine_log
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import Limits
+from arbiter.engine.moves import Move
 from arbiter.service import LIBRARY, Referee, UnknownState
 from arbiter.settings import Settings
 from arbiter.simulate import random_log
@@ -203,13 +204,13 @@ def test_no_marshmallow_pass_on_the_request_path(monkeypatch: pytest.MonkeyPatch
 
 def test_the_move_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[object] = []
-    original = engine_log.parse_event
+    original = Move.from_json
 
     def counting(raw: object, players: int, notation: Any) -> Any:
         calls.append(raw)
         return original(raw, players, notation)
 
-    monkeypatch.setattr("arbiter.service.parse_event", counting)
+    monkeypatch.setattr(Move, "from_json", counting)
     ref = referee()
     move = {"type": "play", "seat": 0, "card": "1O", "note": "a field the referee ignores"}
     log = cut(MATCH, 0, 0)
@@ -291,24 +292,31 @@ def test_below_the_policy_the_cache_is_not_touched(monkeypatch: pytest.MonkeyPat
 
 
 def test_a_cached_prefix_is_not_parsed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service reads a whole log (parse_log) only on a miss; on a hit, only what follows
+    the cached prefix (parse_rest, from that deal and event). Spied at the service, which stays
+    Python in both builds."""
     ref, _ = counting_referee()
+    reads: list[tuple[Any, ...]] = []
+    whole, rest = service_module.parse_log, service_module.parse_rest
+
+    def whole_read(log: Any, limits: Any) -> Any:
+        reads.append(("log", len(log["deals"])))
+        return whole(log, limits)
+
+    def rest_read(header: Any, deals: Any, deal: int, event: int, dealer: int) -> Any:
+        reads.append(("rest", deal, event))
+        return rest(header, deals, deal, event, dealer)
+
+    monkeypatch.setattr(service_module, "parse_log", whole_read)
+    monkeypatch.setattr(service_module, "parse_rest", rest_read)
+    ref.replay(cut(MATCH, 2, 19))  # a miss: the whole log read, its state kept
+    assert reads == [("log", 3)]
     log = cut(MATCH, 2, 20)
-    ref.replay(cut(MATCH, 2, 19))  # keeps the state after 19 events of the third deal
-    setups: list[object] = []
-    original = engine_log.build_setup
-
-    def counting(*args: Any) -> Any:
-        setups.append(args)
-        return original(*args)
-
-    monkeypatch.setattr(engine_log, "build_setup", counting)
-    resumed = ref.replay(log)
-    assert setups == []  # resumed inside the last deal: no deal's cards read again
+    resumed = ref.replay(log)  # resumed inside the last deal: only its 20th event read
+    assert reads[1:] == [("rest", 2, 19)]
     first_deal = cut(MATCH, 0, len(MATCH["deals"][0]["events"]))
     ref.replay(first_deal)  # a miss: read, replayed and kept
-    assert len(setups) == 1
-    setups.clear()
     ref.replay(cut(MATCH, 2, 3))  # resumed at the end of the first deal
-    assert len(setups) == 2  # only the two deals after it are read
+    assert reads[2:] == [("log", 1), ("rest", 0, len(MATCH["deals"][0]["events"]))]
     monkeypatch.undo()
     assert resumed.to_dict()["deals"] == arbiter.replay(log).to_dict()["deals"]

@@ -17,6 +17,7 @@ import arbiter
 from arbiter.engine.cards import cards_of, format_card, parse_card
 from arbiter.engine.errors import ArbiterError, SetupError
 from arbiter.engine.log import parse_log
+from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import get_ruleset
 from arbiter.engine.setup import build_setup
 
@@ -94,7 +95,7 @@ def test_hands_setup(name: str, players: int) -> None:
     else:  # cabrón and gana-pierde: no trump until the first call
         assert result.stock == ()
         assert result.trump_card is None
-        assert result.trump is None
+        assert result.trump == NO_TRUMP
 
 
 def test_hands_setup_is_case_insensitive() -> None:

@@ -7,6 +7,7 @@ document live in ``app.extensions``.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import time
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     api.register_blueprint(v1)
     api.register_blueprint(service)
+    _unwrap_views(app, ("v1.", "service."))
     app.register_blueprint(
         # validatorUrl None: Swagger UI would otherwise send the contract's address to an
         # online validator whenever it is served from a host other than localhost.
@@ -91,6 +93,16 @@ def create_app(settings: Settings | None = None) -> Flask:
     security.install(app, settings)  # before the limiter: it names the key's bucket
     limits.install(app, settings)
     return app
+
+
+def _unwrap_views(app: Flask, prefixes: tuple[str, ...]) -> None:
+    """Serve our views without flask-smorest's decorators around them. They document the
+    contract (the spec is built when the blueprint is registered, from what they recorded) and
+    would dump a returned object; our views return ready Responses, so at request time they
+    only add calls."""
+    for endpoint, view in list(app.view_functions.items()):
+        if endpoint.startswith(prefixes):
+            app.view_functions[endpoint] = inspect.unwrap(view)
 
 
 def _instrument(app: Flask) -> None:

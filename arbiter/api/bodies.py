@@ -84,6 +84,8 @@ def _too_large(limit: int, what: str = "request body") -> Problem:
 
 def check_media_type(content_type: str | None, accepts: Accepts = JSON_ONLY) -> None:
     """415 unless ``content_type`` is one that ``accepts`` takes, in UTF-8."""
+    if content_type == JSON:  # what nearly every client sends: no header to parse
+        return
     mimetype, params = parse_options_header(content_type or "")
     mimetype = mimetype.lower()
     known = mimetype == JSON or _STRUCTURED_JSON.fullmatch(mimetype) is not None

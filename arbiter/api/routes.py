@@ -16,7 +16,7 @@ from flask import Response, current_app, g, request
 from flask_smorest import Blueprint
 from marshmallow import Schema
 
-from arbiter import __version__
+from arbiter import BUILD, __version__
 from arbiter.api import bodies, examples
 from arbiter.api import schemas as s
 from arbiter.api.errors import PROBLEM_JSON, Problem
@@ -227,9 +227,11 @@ _METRICS_EXAMPLE = (
 
 @service.route("/healthz", methods=["GET"])
 @service.doc(summary="The process is alive")
-@service.response(200, s.HealthSchema, example={"status": "ok", "version": __version__})
+@service.response(
+    200, s.HealthSchema, example={"status": "ok", "version": __version__, "build": "compiled"}
+)
 def healthz() -> Response:
-    return _json({"status": "ok", "version": __version__})
+    return _json({"status": "ok", "version": __version__, "build": BUILD})
 
 
 @service.route("/readyz", methods=["GET"])

@@ -16,10 +16,11 @@ from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 from arbiter.engine.cards import RANKS
 from arbiter.engine.log import MAX_DEALS
 from arbiter.engine.match import Ruling, Status
+from arbiter.engine.moves import EVENT_TYPES, TUTE_OF
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS, CanteStyle, TrumpSource
 from arbiter.engine.scoring import Reason
-from arbiter.engine.state import EVENT_TYPES, TUTE_OF, IllegalCode
+from arbiter.engine.state import IllegalCode
 from arbiter.tokens import MAX_TOKEN_LENGTH
 
 # The contract's closed sets are the engine's enums, never restated.
@@ -382,6 +383,11 @@ class ProblemSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(required=True)
     version = fields.String(required=True, metadata=_doc("The version of tute-arbiter serving."))
+    build = fields.String(
+        required=True,
+        validate=validate.OneOf(("compiled", "pure")),
+        metadata=_doc("Which build of the engine runs: compiled with mypyc, or pure Python."),
+    )
 
 
 class CacheStatusSchema(Schema):

@@ -20,6 +20,9 @@ from arbiter.engine.errors import CardCodeError
 Card = int
 """A card: ``suit * 10 + strength`` (see the module docstring)."""
 
+Mask = int
+"""A set of cards: bit ``card`` set for each card in it (a hand, a trick, the pack)."""
+
 Notation = Literal["spanish", "french"]
 NOTATIONS: Final[tuple[str, ...]] = ("spanish", "french")
 

@@ -2,10 +2,10 @@
 
 :func:`parse_log` turns the JSON-shaped ``dict`` into a :class:`GameLog`: its :class:`Header`
 (the ruleset and its options, the notation, the players) and per deal its :class:`DealSetup`
-and its events as :class:`Event` tuples. :func:`parse_rest` reads only what follows a prefix
-already replayed. Anything malformed raises an :class:`ArbiterError` whose ``path`` points at
-the field; how much a log may hold is one :class:`Limits`. Whether the events are *legal* is
-the replay's business, not this module's.
+and its events, as packed :data:`~arbiter.engine.moves.MoveCode` ints. :func:`parse_rest` reads
+only what follows a prefix already replayed. Anything malformed raises an
+:class:`ArbiterError` whose ``path`` points at the field; how much a log may hold is one
+:class:`Limits`. Whether the events are *legal* is the replay's business, not this module's.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from arbiter.engine.cards import (
     Notation,
     code_table,
     pack_mask,
-    parse_card,
-    parse_suit,
 )
-from arbiter.engine.errors import ArbiterError, CardCodeError, LogError
-from arbiter.engine.rulesets import Options, Ruleset, get_ruleset, resolve_options
-from arbiter.engine.setup import DealSetup, build_setup
-from arbiter.engine.state import EVENT_TYPES, EXCHANGE, PLAY, SING, TUTE, TUTE_OF, Event
+from arbiter.engine.errors import ArbiterError, LogError
+from arbiter.engine.moves import PLAY, Move, MoveCode
+from arbiter.engine.rulesets import RULESETS, Options, Ruleset, get_ruleset, resolve_options
+from arbiter.engine.setup import DealSetup, build_setup, next_dealer
+
+_PLAY_CODE: Final = PLAY << 12
 
 MAX_DEALS: Final = 100
 MAX_NAME_LENGTH: Final = 64
@@ -65,7 +65,7 @@ class DealLog:
     """
 
     setup: DealSetup | None
-    events: tuple[Event, ...]
+    events: tuple[MoveCode, ...]
     first_event: int = 0
 
 
@@ -81,8 +81,14 @@ class GameLog:
 def max_events_per_deal(ruleset: Ruleset, players: int) -> int:
     """The most events a deal can hold: every card played, every declaration, and one more
     so that an event past the end of a full deal is reported as illegal, not refused."""
-    cards = pack_mask(ruleset.removed_rank[players]).bit_count()
-    return cards + MAX_DECLARATIONS_PER_DEAL + 1
+    return _MAX_EVENTS[ruleset.name, players]
+
+
+_MAX_EVENTS: Final[dict[tuple[str, int], int]] = {
+    (r.name, n): pack_mask(r.removed_rank[n]).bit_count() + MAX_DECLARATIONS_PER_DEAL + 1
+    for r in RULESETS.values()
+    for n in r.players
+}
 
 
 def parse_header(raw: object, limits: Limits = DEFAULT_LIMITS) -> Header:
@@ -168,12 +174,10 @@ def parse_log(raw: object, limits: Limits = DEFAULT_LIMITS) -> GameLog:
     return GameLog(header, parse_deals(header, deals, 0, first_dealer), 0)
 
 
-def parse_rest(
-    header: Header, deals: list[Any], deal: int, event: int, next_dealer: int
-) -> GameLog:
+def parse_rest(header: Header, deals: list[Any], deal: int, event: int, dealer: int) -> GameLog:
     """The part of a log after its first ``event`` events of deal ``deal``, already applied
     (a replay resumed from a cached state): the rest of that deal's events, then the deals
-    after it, whose default dealers follow on from ``next_dealer``."""
+    after it, whose default dealers follow on from ``dealer`` (the next deal's)."""
     n = len(header.players)
     raw = deals[deal]
     events = raw.get("events", []) if isinstance(raw, Mapping) else None
@@ -184,7 +188,7 @@ def parse_rest(
         rest = tuple(_parse_events(events, n, header.notation, start=event))
     except ArbiterError as err:
         raise err.at("deals", deal) from None
-    later = parse_deals(header, deals[deal + 1 :], deal + 1, next_dealer)
+    later = parse_deals(header, deals[deal + 1 :], deal + 1, dealer)
     return GameLog(header, (DealLog(None, rest, event), *later), deal)
 
 
@@ -201,7 +205,7 @@ def parse_deals(
         except ArbiterError as err:
             raise err.at("deals", i) from None
         deals.append(DealLog(setup, events))
-        dealer = (setup.dealer + 1) % len(header.players)
+        dealer = next_dealer(setup.dealer, len(header.players))
     return tuple(deals)
 
 
@@ -213,7 +217,7 @@ def parse_deal(header: Header, raw: object, default_dealer: int) -> DealLog:
 
 def _parse_deal(
     header: Header, raw: object, default_dealer: int
-) -> tuple[DealSetup, tuple[Event, ...]]:
+) -> tuple[DealSetup, tuple[MoveCode, ...]]:
     if not isinstance(raw, Mapping):
         raise LogError("a deal must be a JSON object")
     players = len(header.players)
@@ -239,10 +243,9 @@ def _check_event_count(
 
 def _parse_events(
     raw_events: list[object], players: int, notation: Notation, start: int = 0
-) -> list[Event]:
+) -> list[MoveCode]:
     table = code_table(notation)
-    new = tuple.__new__  # builds the Event without NamedTuple's Python-level __new__
-    events: list[Event] = []
+    events: list[MoveCode] = []
     for j, raw in enumerate(raw_events[start:] if start else raw_events, start):
         # The hot path: a play with exactly type, seat and a canonical card code.
         if type(raw) is dict and len(raw) == 3 and raw.get("type") == "play":
@@ -250,49 +253,10 @@ def _parse_events(
             if type(seat) is int and 0 <= seat < players and type(code) is str:
                 card = table.get(code)
                 if card is not None:
-                    events.append(new(Event, (PLAY, seat, card)))
+                    events.append(_PLAY_CODE | seat << 8 | (card + 1))  # Move(PLAY...).code
                     continue
         try:
-            events.append(parse_event(raw, players, notation))
+            events.append(Move.from_json(raw, players, notation).code)
         except ArbiterError as err:
             raise err.at("events", j) from None
     return events
-
-
-def parse_event(raw: object, players: int, notation: Notation) -> Event:
-    """One event object → :class:`Event`. Paths are relative to the event."""
-    if not isinstance(raw, Mapping):
-        raise LogError("an event must be a JSON object")
-    kind = raw.get("type")
-    if kind not in EVENT_TYPES:
-        raise LogError(f"must be one of {', '.join(EVENT_TYPES)}", ("type",))
-    seat = raw.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < players:
-        raise LogError(f"must be a seat from 0 to {players - 1}", ("seat",))
-    _check_other_fields(raw)
-    try:
-        if kind == "play":
-            if "card" not in raw:
-                raise LogError("missing", ("card",))
-            return Event(PLAY, seat, parse_card(raw["card"], notation))
-        if kind == "sing":
-            if "suit" not in raw:
-                raise LogError("missing", ("suit",))
-            return Event(SING, seat, parse_suit(raw["suit"], notation))
-    except CardCodeError as err:
-        raise err.at("card" if kind == "play" else "suit") from None
-    if kind == "tute":
-        of = raw.get("of")
-        if of not in TUTE_OF:
-            raise LogError("must be kings or horses", ("of",))
-        return Event(TUTE, seat, TUTE_OF.index(of))
-    return Event(EXCHANGE, seat)
-
-
-def _check_other_fields(raw: Mapping[str, object]) -> None:
-    """The contract types ``card``, ``suit`` and ``of`` on every event, used or not."""
-    for name in ("card", "suit"):
-        if name in raw and not isinstance(raw[name], str):
-            raise LogError("must be a string", (name,))
-    if "of" in raw and raw["of"] not in TUTE_OF:
-        raise LogError("must be kings or horses", ("of",))

@@ -20,10 +20,11 @@ from typing import NamedTuple
 
 from arbiter.engine.errors import LogError
 from arbiter.engine.log import GameLog, Header
+from arbiter.engine.moves import PLAY, Move, MoveCode
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.scoring import MatchStanding, Outcome, deal_outcome
 from arbiter.engine.setup import DealSetup
-from arbiter.engine.state import PLAY, DealState, Event, IllegalCode
+from arbiter.engine.state import DealState, IllegalCode
 
 
 class Status(StrEnum):
@@ -48,7 +49,7 @@ class Illegal(NamedTuple):
     deal: int
     event: int | None
     code: IllegalCode
-    move: Event | None
+    move: Move | None
 
 
 class DealRecord:
@@ -128,7 +129,7 @@ class MatchState:
         other.illegal = self.illegal
         return other
 
-    def play(self, move: Event) -> None:
+    def play(self, move: Move) -> None:
         """Apply a move judged ``ok`` to the current deal (finishing it if it ends there)."""
         record = self.deals[-1]
         code = record.state.apply(move, record.state.events_applied)
@@ -170,7 +171,7 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
             continue  # finished before this state was taken
         if index == len(match.deals):
             if match.standing.over:
-                first_event = deal.events[0] if deal.events else None
+                first_event = Move.from_code(deal.events[0]) if deal.events else None
                 at = None if first_event is None else 0
                 match.illegal = Illegal(index, at, IllegalCode.MATCH_OVER, first_event)
                 return match
@@ -188,7 +189,7 @@ def advance(match: MatchState, log: GameLog) -> MatchState:
     return match
 
 
-def _play_events(match: MatchState, index: int, events: tuple[Event, ...], first: int) -> bool:
+def _play_events(match: MatchState, index: int, events: tuple[MoveCode, ...], first: int) -> bool:
     """Apply deal ``index``'s events (``events[0]`` is event ``first``) that the state has not
     applied yet; False when one is illegal (recorded in ``match.illegal``)."""
     record = match.deals[index]
@@ -198,14 +199,14 @@ def _play_events(match: MatchState, index: int, events: tuple[Event, ...], first
     skip = state.events_applied - first
     if skip < 0:
         raise ValueError("the log skips events this state has not applied")
-    apply = state.apply
-    for j, move in enumerate(events[skip:] if skip else events, state.events_applied):
-        code = apply(move, j)
+    pending = events[skip:] if skip else events
+    for j, move in enumerate(pending, state.events_applied):
+        code = state.apply_code(move, j)
         if code is not None:
             # An event after the end of the deal that ended the match is match_over.
             if code is IllegalCode.DEAL_OVER and match.standing.over:
                 code = IllegalCode.MATCH_OVER
-            match.illegal = Illegal(index, j, code, move)
+            match.illegal = Illegal(index, j, code, Move.from_code(move))
             return False
         if state.over and record.outcome is None:
             match.finish_deal(record)
@@ -219,7 +220,7 @@ class MoveJudgement(NamedTuple):
     obligation: Obligation | None
     code: IllegalCode | None
     correct: int
-    move: Event
+    move: Move
 
 
 class Position:
@@ -245,7 +246,7 @@ class Position:
         """The last deal is over and the match is not: the next deal may begin."""
         return self.deal.over and not self.standing.over
 
-    def judge(self, move: Event) -> MoveJudgement:
+    def judge(self, move: Move) -> MoveJudgement:
         """Is ``move`` allowed now? Does not change the position."""
         if self.standing.over:
             return MoveJudgement(Ruling.ILLEGAL, None, IllegalCode.MATCH_OVER, 0, move)
@@ -259,7 +260,7 @@ class Position:
             return MoveJudgement(Ruling.OK, None, None, correct, move)
         return MoveJudgement(Ruling.OK, None, None, 0, move)
 
-    def play(self, move: Event) -> Position:
+    def play(self, move: Move) -> Position:
         """The position after ``move``, which :meth:`judge` found ``ok``."""
         deal = self.deal.copy()
         code = deal.apply(move, deal.events_applied)

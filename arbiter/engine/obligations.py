@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from arbiter.engine.cards import ABOVE, SUIT_MASK, Card
+from arbiter.engine.cards import ABOVE, SUIT_MASK, Card, Mask
 
 NO_TRUMP = -1
 """Trump suit value while no trump exists (cabrón and gana-pierde before the first call)."""
@@ -34,13 +34,13 @@ class Obligation(StrEnum):
 
 
 def correct_plays(
-    hand: int,
+    hand: Mask,
     led_suit: int,
     winning: Card,
     trump: int,
     relieved: bool,
     must_trump_anyway: bool,
-) -> int:
+) -> Mask:
     """The mask of cards in ``hand`` that a follower may play without a renuncio.
 
     ``winning`` is the card currently winning the trick; ``relieved`` is true when the
@@ -66,7 +66,7 @@ def correct_plays(
     return trumps
 
 
-def broken_obligation(card: Card, hand: int, led_suit: int, trump: int) -> Obligation:
+def broken_obligation(card: Card, hand: Mask, led_suit: int, trump: int) -> Obligation:
     """The first obligation broken by playing ``card``, known to be outside the correct set."""
     suit = card // 10
     if hand & SUIT_MASK[led_suit]:

@@ -9,7 +9,7 @@ overrides and returns a frozen :class:`Options` read by the hot path.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any, Final, Literal
 
@@ -114,9 +114,9 @@ _DEFAULTS: Final = Options()
 @lru_cache(maxsize=256)
 def _overrides(options: Options) -> tuple[tuple[str, Any], ...]:
     return tuple(
-        (name, getattr(options, name))
-        for name in Options.__slots__
-        if getattr(options, name) != getattr(_DEFAULTS, name)
+        (f.name, getattr(options, f.name))
+        for f in fields(Options)
+        if getattr(options, f.name) != getattr(_DEFAULTS, f.name)
     )
 
 
@@ -340,6 +340,11 @@ RULESETS: Final[dict[str, Ruleset]] = {
 _OPTION_SPECS: Final[dict[str, dict[str, OptionSpec]]] = {
     r.name: {spec.name: spec for spec in r.option_specs} for r in RULESETS.values()
 }
+
+
+def partner(seat: int) -> int:
+    """The partner of ``seat`` in pairs (tute-4p): seats 0 and 2 play against 1 and 3."""
+    return (seat + 2) % 4
 
 
 def get_ruleset(name: object) -> Ruleset:

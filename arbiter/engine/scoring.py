@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
-from arbiter.engine.rulesets import Options, Ruleset
+from arbiter.engine.rulesets import Options, Ruleset, partner
 from arbiter.engine.state import DealState
 
 
@@ -42,21 +41,26 @@ class Outcome(NamedTuple):
 
 def sides(ruleset: Ruleset, players: int) -> tuple[tuple[int, ...], ...]:
     """The groups that share points and outcomes: pairs 0+2 and 1+3, or each seat alone."""
-    return _sides(ruleset.pairs, players)
+    return ((0, 2), (1, 3)) if ruleset.pairs else _ALONE[players]
 
 
-@cache
-def _sides(pairs: bool, players: int) -> tuple[tuple[int, ...], ...]:
-    return ((0, 2), (1, 3)) if pairs else tuple((s,) for s in range(players))
+_ALONE: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
+    n: tuple((s,) for s in range(n)) for n in range(2, 6)
+}
 
 
 def side_of(ruleset: Ruleset, seat: int) -> tuple[int, ...]:
-    return (seat % 2, seat % 2 + 2) if ruleset.pairs else (seat,)
+    """The seats that share ``seat``'s points and outcome."""
+    return tuple(sorted((seat, partner(seat)))) if ruleset.pairs else (seat,)
 
 
 def _split(players: int, winners: set[int], reason: Reason) -> Outcome:
     losers = tuple([s for s in range(players) if s not in winners])
-    return Outcome(tuple(sorted(winners)), losers, reason)
+    # tuple.__new__ skips NamedTuple's Python-level constructor (once per deal).
+    return _new_outcome(Outcome, (tuple(sorted(winners)), losers, reason))
+
+
+_new_outcome = tuple.__new__
 
 
 def deal_outcome(state: DealState) -> Outcome:
@@ -93,7 +97,7 @@ def _most_points(state: DealState, groups: Sequence[tuple[int, ...]]) -> tuple[s
     totals = state.totals()
     group_totals = [sum([totals[s] for s in g]) for g in groups]
     top = max(group_totals)
-    leaders = [g for g, t in zip(groups, group_totals, strict=True) if t == top]
+    leaders = [groups[i] for i, t in enumerate(group_totals) if t == top]
     if len(leaders) == 1:
         return set(leaders[0]), Reason.POINTS
     last = state.last_trick_winner

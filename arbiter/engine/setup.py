@@ -24,6 +24,7 @@ from arbiter.engine.cards import (
     parse_card,
 )
 from arbiter.engine.errors import CardCodeError, SetupError
+from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import Ruleset
 
 
@@ -38,8 +39,19 @@ class DealSetup:
     trump_card: Card | None
 
     @property
-    def trump(self) -> int | None:
-        return None if self.trump_card is None else card_suit(self.trump_card)
+    def trump(self) -> int:
+        """The trump suit the deal starts with (:data:`NO_TRUMP` until a call makes one)."""
+        return NO_TRUMP if self.trump_card is None else card_suit(self.trump_card)
+
+
+def mano(dealer: int, players: int) -> int:
+    """The *mano*: the seat after the dealer, who leads the first trick."""
+    return (dealer + 1) % players
+
+
+def next_dealer(dealer: int, players: int) -> int:
+    """Who deals the next deal when a log does not say: the deal rotates to this deal's mano."""
+    return mano(dealer, players)
 
 
 class _PackCounter:
@@ -137,10 +149,10 @@ def _from_deck(
             ("deck",),
         )
     size = ruleset.hand_size[players]
-    mano = (dealer + 1) % players
+    first = mano(dealer, players)
     hands = [0] * players
     for i, card in enumerate(deck[: size * players]):
-        hands[(mano + i) % players] |= 1 << card
+        hands[(first + i) % players] |= 1 << card
     stock = tuple(deck[size * players :]) if ruleset.stock else ()
     trump_card = deck[-1] if ruleset.trump_from != "call" else None
     return DealSetup(dealer, tuple(hands), stock, trump_card)

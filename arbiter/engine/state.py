@@ -2,7 +2,7 @@
 
 :class:`DealState` is the referee's table: the hands (int bitmasks), the stock, the trick on the
 table, who acts, the tricks taken, the cantes, the renuncios seen. Events come in as
-:class:`Event` tuples and are either applied or refused with an :class:`IllegalCode`
+:class:`Move` tuples and are either applied or refused with an :class:`IllegalCode`
 (docs/rules.md §8). A play that breaks an obligation is *applied* and recorded as a
 :class:`Renuncio`: the card is on the table and the deal goes on.
 
@@ -15,37 +15,37 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from functools import cache
 from typing import Any, Final, NamedTuple
 
 from arbiter.engine.cards import (
     HORSE,
     KING,
     POINTS,
+    RANKS,
     SEVEN,
     Card,
+    Mask,
     display_order,
     make_card,
     pack_mask,
     rank_mask,
 )
-from arbiter.engine.obligations import NO_TRUMP, Obligation, broken_obligation, correct_plays
-from arbiter.engine.rulesets import Options, Ruleset
-from arbiter.engine.setup import DealSetup
+from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move, MoveCode, Seat
+from arbiter.engine.obligations import Obligation, broken_obligation, correct_plays
+from arbiter.engine.rulesets import Options, Ruleset, partner
+from arbiter.engine.setup import DealSetup, mano
 
-PLAY, SING, TUTE, EXCHANGE = 0, 1, 2, 3
-EVENT_TYPES = ("play", "sing", "tute", "exchange")
-TUTE_OF = ("kings", "horses")
-LAST_TRICK_BONUS = 10
+#: "Diez de últimas": the winner of the last trick scores 10.
+LAST_TRICK_BONUS: Final = 10
+#: "Las cuarenta": a cante in trumps, and the first call of a deal (which sets trump).
+LAS_CUARENTA: Final = 40
+#: "Las veinte": a cante in another suit, and every later call.
+LAS_VEINTE: Final = 20
 
 
-class Event(NamedTuple):
-    """One entry of a deal's log. ``arg`` is the card (play), suit (sing), 0 = kings /
-    1 = horses (tute), or -1 (exchange)."""
-
-    kind: int
-    seat: int
-    arg: int = -1
+def cante_points(suit: int, trump: int) -> int:
+    """What a cante declared in ``suit`` scores while ``trump`` is trump."""
+    return LAS_CUARENTA if suit == trump else LAS_VEINTE
 
 
 class IllegalCode(StrEnum):
@@ -116,7 +116,18 @@ class Decisive(NamedTuple):
 
 
 _TUTE_MASKS = (rank_mask(KING), rank_mask(HORSE))
-_CANTE_MASKS = tuple((1 << make_card(KING, s)) | (1 << make_card(HORSE, s)) for s in range(4))
+
+
+def _pair_masks(low: int, high: int) -> tuple[int, ...]:
+    """Per suit, the mask of the cards of ranks ``low`` and ``high``."""
+    return tuple((1 << make_card(low, s)) | (1 << make_card(high, s)) for s in range(4))
+
+
+#: The call pairs of every ``call_ranks`` an option can give (its two ranks, sorted).
+_CALL_MASKS: Final[dict[tuple[int, int], tuple[int, ...]]] = {
+    (low, high): _pair_masks(low, high) for low in RANKS for high in RANKS if low < high
+}
+_CANTE_MASKS = _pair_masks(HORSE, KING)
 _SEVENS = tuple(make_card(SEVEN, s) for s in range(4))
 
 
@@ -153,6 +164,7 @@ class DealState:
         "trick",
         "trick_mask",
         "trick_no",
+        "trick_points",
         "tricks",
         "tricks_won",
         "trump",
@@ -169,9 +181,8 @@ class DealState:
         self.hands = list(setup.hands)
         self.stock = list(setup.stock)
         self.stock_pos = 0
-        trump = setup.trump
-        self.trump = NO_TRUMP if trump is None else trump
-        self.turn = self.leader = (setup.dealer + 1) % players
+        self.trump = setup.trump
+        self.turn = self.leader = mano(setup.dealer, players)
         self.trick: list[tuple[int, Card]] = []
         self.led_suit = self.win_card = self.win_seat = -1
         self.strict = not ruleset.stock
@@ -200,15 +211,11 @@ class DealState:
         self.must_trump = options.trump_when_cannot_overtrump
         self.relief = ruleset.pairs and options.partner_relief
         self.calls_in_trick = ruleset.cantes == "in_trick"
-        self.call_masks = _call_masks(options.call_ranks)
-        self.total_tricks = _total_tricks(ruleset.removed_rank[players], players)
-        self.trick_mask = 0
+        self.call_masks = _CALL_MASKS[options.call_ranks]
+        self.total_tricks = pack_mask(ruleset.removed_rank[players]).bit_count() // players
+        self.trick_mask = self.trick_points = 0
 
     # --- queries -------------------------------------------------------------------------
-
-    @property
-    def trump_suit(self) -> int | None:
-        return None if self.trump == NO_TRUMP else self.trump
 
     @property
     def stock_left(self) -> int:
@@ -221,17 +228,17 @@ class DealState:
     def on_lead(self, seat: int) -> bool:
         return seat == self.turn and not self.trick and not self.over
 
-    def correct_mask(self, seat: int) -> int:
+    def correct_mask(self, seat: Seat) -> Mask:
         """The cards ``seat`` may play now without a renuncio (the whole hand on lead)."""
         hand = self.hands[seat]
         if not self.trick or not self.strict:
             return hand
-        relieved = self.relief and self.win_seat == (seat + 2) % 4
+        relieved = self.relief and self.win_seat == partner(seat)
         return correct_plays(
             hand, self.led_suit, self.win_card, self.trump, relieved, self.must_trump
         )
 
-    def judge_play(self, seat: int, card: Card) -> tuple[Obligation | None, int]:
+    def judge_play(self, seat: Seat, card: Card) -> tuple[Obligation | None, Mask]:
         """The obligation ``card`` would break (None if correct) and the correct mask."""
         correct = self.correct_mask(seat)
         if correct >> card & 1:
@@ -239,7 +246,7 @@ class DealState:
         broken = broken_obligation(card, self.hands[seat], self.led_suit, self.trump)
         return broken, correct
 
-    def check(self, event: Event) -> IllegalCode | None:
+    def check(self, event: Move) -> IllegalCode | None:
         """Why ``event`` cannot be applied now, or None. Does not change the state."""
         if self.over:
             return IllegalCode.DEAL_OVER
@@ -297,7 +304,7 @@ class DealState:
             return IllegalCode.SEVEN_NOT_HELD
         return None
 
-    def legal_moves(self, correct: int | None = None) -> list[Event]:
+    def legal_moves(self, correct: Mask | None = None) -> list[Move]:
         """Every move open to the seat to act: correct plays, then declarations. ``correct`` is
         :meth:`correct_mask` of that seat when the caller has it already."""
         if self.over:
@@ -305,26 +312,32 @@ class DealState:
         seat = self.turn
         if correct is None:
             correct = self.correct_mask(seat)
-        moves = [Event(PLAY, seat, c) for c in display_order(correct)]
+        moves = [Move(PLAY, seat, c) for c in display_order(correct)]
         if self.trick:
             return moves
-        declarations = [Event(SING, seat, s) for s in range(4)]
-        declarations += [Event(TUTE, seat, of) for of in (0, 1)]
-        declarations.append(Event(EXCHANGE, seat))
+        declarations = [Move(SING, seat, s) for s in range(4)]
+        declarations += [Move(TUTE, seat, of) for of in (0, 1)]
+        declarations.append(Move(EXCHANGE, seat))
         moves += [d for d in declarations if self.check(d) is None]
         return moves
 
     # --- events --------------------------------------------------------------------------
 
-    def apply(self, event: Event, index: int) -> IllegalCode | None:
-        """Apply the ``index``-th event of the deal, or return why it is illegal (no change).
+    def apply(self, move: Move, index: int) -> IllegalCode | None:
+        """Apply ``move`` as the ``index``-th event of the deal, or return why it is illegal
+        (and change nothing)."""
+        return self.apply_code(move.code, index)
+
+    def apply_code(self, code: MoveCode, index: int) -> IllegalCode | None:
+        """:meth:`apply` for a move packed in an int (as a parsed log carries them).
 
         Plays are the hot path of every replay: the checks of :meth:`check`, the verdict of
         :func:`correct_plays` and :func:`beats` are inlined here.
         """
-        kind, seat, card = event
-        if kind != PLAY:
-            return self._declare(event, index)
+        if code >> 12 != PLAY:
+            return self._declare(Move.from_code(code), index)
+        seat = code >> 8 & 15
+        card = (code & 255) - 1
         if self.over:
             return IllegalCode.DEAL_OVER
         if seat != self.turn:
@@ -343,7 +356,7 @@ class DealState:
                 # A card of the suit led that takes the trick, or any card of the suit led once
                 # a trump wins a non-trump lead, is always correct: no need for the full set.
                 if suit != led or not (takes or win // 10 != led):
-                    relieved = self.relief and self.win_seat == (seat + 2) % 4
+                    relieved = self.relief and self.win_seat == partner(seat)
                     correct = correct_plays(hand, led, win, self.trump, relieved, self.must_trump)
                     if not correct & bit:
                         self._renuncio(seat, card, hand, correct, index)
@@ -356,6 +369,7 @@ class DealState:
             self.led_suit = card // 10
         self.hands[seat] = hand ^ bit
         self.trick_mask |= bit
+        self.trick_points += POINTS[card]
         trick.append((seat, card))
         if len(trick) == self.players:
             self._finish_trick()
@@ -364,7 +378,7 @@ class DealState:
         self.events_applied += 1
         return None
 
-    def _declare(self, event: Event, index: int) -> IllegalCode | None:
+    def _declare(self, event: Move, index: int) -> IllegalCode | None:
         code = self.check(event)
         if code is not None:
             return code
@@ -393,9 +407,7 @@ class DealState:
         plays = tuple(self.trick)
         trick_no = self.trick_no
         mask = self.trick_mask
-        points = 0
-        for _, card in plays:
-            points += POINTS[card]
+        points = self.trick_points
         self.won[winner] |= mask
         self.tricks_won[winner] += 1
         self.card_points[winner] += points
@@ -407,7 +419,7 @@ class DealState:
         # tuple.__new__ skips NamedTuple's Python-level constructor (once per trick).
         self.tricks.append(_new_tuple(Trick, (self.leader, plays, winner, points, draws)))
         self.trick = []
-        self.trick_mask = 0
+        self.trick_mask = self.trick_points = 0
         self.trick_no = trick_no + 1
         self.cantes_this_lead = 0
         self.last_winner = self.turn = self.leader = winner
@@ -439,14 +451,14 @@ class DealState:
         for _, suit in sorted(pairs):
             first = self.calls == 0
             self.calls += 1
-            value = 40 if first else 20
+            value = LAS_CUARENTA if first else LAS_VEINTE
             if first:
                 self.trump = suit  # from the next trick on: this one is already decided
             self.cante_points[winner] += value
             self.cantes.append(Cante(winner, suit, value, trick))
 
     def _sing(self, seat: int, suit: int) -> None:
-        value = 40 if suit == self.trump else 20
+        value = cante_points(suit, self.trump)
         self.sung |= 1 << suit
         self.cantes_this_lead += 1
         self.cante_points[seat] += value
@@ -482,11 +494,8 @@ class DealState:
     def copy(self) -> DealState:
         """An independent copy, for speculative moves. Records already appended (tricks,
         cantes...) are immutable tuples and are shared."""
-        other = DealState.__new__(DealState)
-        other.ruleset, other.options, other.players = self.ruleset, self.options, self.players
-        other.must_trump, other.relief = self.must_trump, self.relief
-        other.calls_in_trick, other.call_masks = self.calls_in_trick, self.call_masks
-        other.total_tricks, other.trick_mask = self.total_tricks, self.trick_mask
+        other = DealState(self.ruleset, self.options, self.players, _blank(self.players))
+        other.trick_mask, other.trick_points = self.trick_mask, self.trick_points
         other.dealer, other.hands = self.dealer, self.hands.copy()
         other.stock, other.stock_pos = self.stock.copy(), self.stock_pos
         other.trump, other.turn, other.leader = self.trump, self.turn, self.leader
@@ -559,8 +568,7 @@ class DealState:
         expected = len(POSITION_FIELDS) + (len(HISTORY_FIELDS) if history else 0)
         if len(fields) != expected:
             raise ValueError(f"{len(fields)} fields, expected {expected}")
-        state = cls.__new__(cls)
-        state._derive(ruleset, options, players)
+        state = cls(ruleset, options, players, _blank(players))
         (
             state.dealer,
             hands,
@@ -591,6 +599,7 @@ class DealState:
         state.trick = _pairs(trick)
         for _, card in state.trick:
             state.trick_mask |= 1 << card
+            state.trick_points += POINTS[card]
         state.tricks_won = list(tricks_won)
         state.card_points = list(card_points)
         state.cante_points = list(cante_points)
@@ -654,7 +663,13 @@ DERIVED_FIELDS: Final = (
     "call_masks",
     "total_tricks",
     "trick_mask",
+    "trick_points",
 )
+
+
+def _blank(players: int) -> DealSetup:
+    """A setup for a state whose every field is about to be set from elsewhere."""
+    return DealSetup(0, (0,) * players, (), None)
 
 
 def _pairs_bytes(pairs: Sequence[tuple[int, Card]]) -> bytes:
@@ -667,14 +682,3 @@ def _pairs(data: bytes) -> list[tuple[int, Card]]:
 
 
 _new_tuple = tuple.__new__
-
-
-@cache
-def _call_masks(call_ranks: tuple[int, int]) -> tuple[int, ...]:
-    low, high = call_ranks
-    return tuple((1 << make_card(low, s)) | (1 << make_card(high, s)) for s in range(4))
-
-
-@cache
-def _total_tricks(removed_rank: int | None, players: int) -> int:
-    return pack_mask(removed_rank).bit_count() // players

@@ -64,8 +64,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from arbiter.simulate import random_log  # noqa: E402
-from benchmarks import gunicorn_support  # noqa: E402
-from benchmarks.gunicorn_support import HOST, Gunicorn  # noqa: E402
+from devtools import gunicorn_support  # noqa: E402
+from devtools.gunicorn_support import HOST, Gunicorn  # noqa: E402
 
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 API_KEY = "load-test-key-" + "0" * 16

@@ -48,8 +48,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from arbiter.simulate import random_log  # noqa: E402
-from benchmarks import gunicorn_support  # noqa: E402
-from benchmarks.gunicorn_support import HOST  # noqa: E402
 from benchmarks.load.loadtest import (  # noqa: E402
     API_KEY,
     REDIS_HOST,
@@ -62,6 +60,8 @@ from benchmarks.load.loadtest import (  # noqa: E402
     percentiles,
     redis_client,
 )
+from devtools import gunicorn_support  # noqa: E402
+from devtools.gunicorn_support import HOST  # noqa: E402
 
 SLOW_HEADS, SHORT_BODIES = 30, 10
 

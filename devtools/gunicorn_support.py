@@ -1,8 +1,8 @@
 """gunicorn with the shipped ``deploy/gunicorn.conf.py`` on a free loopback port, for the
-benchmarks (benchmarks/harness.py, benchmarks/bench_http.py, benchmarks/load/loadtest.py)
+benchmarks (benchmarks/harness.py, benchmarks/bench_http.py, benchmarks/load/)
 and the live tests (through tests/gunicorn_support.py).
 
-Import it as ``benchmarks.gunicorn_support`` with the repository root on ``sys.path`` (a script
+Import it as ``devtools.gunicorn_support`` with the repository root on ``sys.path`` (a script
 run as ``python benchmarks/...`` puts it there itself).
 
 - :func:`environment`: ``os.environ`` without the calling shell's ``ARBITER_*``/``REDIS_*`` (or
