@@ -7,7 +7,7 @@ look, ``--json FILE`` to keep the figures). Everything stays on 127.0.0.1 and en
 Three gunicorns are started with the shipped ``deploy/gunicorn.conf.py`` (its default worker
 count: one sync worker per CPU) on free loopback ports, with the app's defaults (no
 ``ARBITER_*``/``REDIS_*`` variable of the calling shell reaches them): ``arbiter.wsgi:app``;
-the same with ``ARBITER_CACHE=off``; and ``benchmarks.bench_http:floor_app``, a bare Flask app
+the same with ``ARBITER_CACHE=off``; and ``benchmarks.harness:floor_app``, a bare Flask app
 with the same body limit whose one view reads the JSON body with orjson and writes it back.
 A keep-alive load generator (wrk with a Lua script when installed, else Python
 ``http.client`` threads) posts, at ``--connections`` concurrent connections, for ``--duration``
@@ -37,7 +37,6 @@ cumulative entries of that profile.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import cProfile
 import io
 import json
@@ -47,107 +46,24 @@ import pstats
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
-from flask import Flask, Response, request
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: benchmarks/ is on the path, the root is not
     sys.path.insert(0, str(ROOT))
 
+from benchmarks import harness  # noqa: E402
 from devtools import gunicorn_support  # noqa: E402
 from devtools.gunicorn_support import HOST  # noqa: E402
 
 JSON_MIME = "application/json"
-
-
-# --- the floor: bare Flask, same body limit, orjson in and out ------------------------------
-
-
-def _make_floor_app() -> Flask:
-    from arbiter.settings import Settings
-
-    app = Flask("floor")
-    app.config["MAX_CONTENT_LENGTH"] = Settings().max_body_bytes  # the shipped default
-
-    @app.post("/floor")
-    def floor() -> Response:
-        body = orjson.loads(request.get_data(cache=False))
-        return Response(orjson.dumps(body), mimetype=JSON_MIME)
-
-    return app
-
-
-floor_app = _make_floor_app()
-
-
-# --- servers ---------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def gunicorn(
-    app: str,
-    workers: int | None,
-    probe: str,
-    worker_class: str | None = None,
-    env_extra: dict[str, str] | None = None,
-) -> Iterator[Server]:
-    """A gunicorn with the shipped config serving ``app`` on a free loopback port; yields
-    it once ``probe`` answers (any status), stops it with SIGTERM on exit. The app gets
-    its defaults: no ``ARBITER_*`` or ``REDIS_*`` variable of this shell reaches it."""
-    env = gunicorn_support.environment(ARBITER_LOG_LEVEL="warning")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env.update(env_extra or {})
-    args: list[str] = []
-    if workers is not None:
-        args += ["--workers", str(workers)]
-    if worker_class is not None:
-        args += ["--worker-class", worker_class]
-    ready = gunicorn_support.answers(probe, status=None, timeout=5)
-    with gunicorn_support.running(
-        env, ready, app=app, args=args, bind_option=True, name=app
-    ) as server:
-        yield Server(server.port, server.process.pid)
-
-
-@dataclass(frozen=True)
-class Server:
-    port: int
-    pid: int
-
-    def workers(self) -> set[int]:
-        """The worker processes (children of the master)."""
-        children: set[int] = set()
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                with contextlib.suppress(OSError, IndexError, ValueError):
-                    if _stat_fields(int(entry))[1] == str(self.pid):
-                        children.add(int(entry))
-        return children
-
-    def cpu_seconds(self) -> float:
-        """CPU time of the master and its workers so far, the reaped ones included (the
-        master's cutime/cstime), so that recycled workers still count."""
-        fields = _stat_fields(self.pid)
-        ticks = sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
-        for pid in self.workers():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                ticks += sum(int(f) for f in _stat_fields(pid)[11:13])
-        return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _stat_fields(pid: int) -> list[str]:
-    """/proc/<pid>/stat after the command name: field 4 (ppid) is [1], utime is [11]."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        return f.read().rpartition(")")[2].split()
 
 
 # --- bodies ------------------------------------------------------------------------------------
@@ -187,56 +103,6 @@ def _post(port: int, path: str, body: bytes) -> tuple[int, dict[str, str], bytes
 
 
 # --- load generators --------------------------------------------------------------------------
-
-_WRK_SCRIPT = """
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-local f = assert(io.open(os.getenv("BENCH_BODY_FILE"), "rb"))
-wrk.body = f:read("*a")
-f:close()
-
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    'BENCH_JSON {"requests": %d, "duration_us": %d, "p50_us": %d, "p90_us": %d, ' ..
-    '"p99_us": %d, "mean_us": %.1f, "max_us": %d, "errors": {"connect": %d, "read": %d, ' ..
-    '"write": %d, "status": %d, "timeout": %d}}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90),
-    latency:percentile(99), latency.mean, latency.max, e.connect, e.read, e.write, e.status,
-    e.timeout))
-end
-"""
-
-
-def run_wrk(
-    wrk: str, url: str, body: bytes, connections: int, duration: float, workdir: Path
-) -> dict[str, Any]:
-    script = workdir / "post.lua"
-    script.write_text(_WRK_SCRIPT, encoding="utf-8")
-    body_file = workdir / "body.json"
-    body_file.write_bytes(body)
-    seconds = max(1, round(duration))
-    argv = [wrk, "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "-s", str(script)]
-    env = {**os.environ, "BENCH_BODY_FILE": str(body_file)}
-    done = subprocess.run(
-        [*argv, url], capture_output=True, text=True, env=env, timeout=seconds + 60, check=True
-    )
-    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("BENCH_JSON "))
-    raw = json.loads(line.removeprefix("BENCH_JSON "))
-    seconds_run = raw["duration_us"] / 1e6
-    errors = sum(raw["errors"].values())
-    return {
-        "requests": raw["requests"],
-        "seconds": seconds_run,
-        "rps": raw["requests"] / seconds_run,
-        "p50_ms": raw["p50_us"] / 1000,
-        "p90_ms": raw["p90_us"] / 1000,
-        "p99_ms": raw["p99_us"] / 1000,
-        "mean_ms": raw["mean_us"] / 1000,
-        "max_ms": raw["max_us"] / 1000,
-        "errors": errors,
-        "error_kinds": raw["errors"],
-    }
 
 
 def run_python(
@@ -381,7 +247,7 @@ def profile_replay(settings: Any, body: bytes, n: int, top: int) -> dict[str, An
 
 
 def profile_floor(body: bytes, n: int) -> float:
-    floor = wsgi_caller(floor_app, "/floor", body)
+    floor = wsgi_caller(harness.floor_app, "/floor", body)
     for _ in range(100):
         floor()
     return _time_per_call(floor, n)
@@ -403,7 +269,7 @@ def _trim_pstats(text: str) -> str:
 def _case(
     loadgen: str,
     wrk: str | None,
-    server: Server,
+    server: harness.Server,
     path: str,
     body: bytes,
     connections: int,
@@ -415,7 +281,7 @@ def _case(
         if loadgen == "wrk":
             assert wrk is not None
             url = f"http://{HOST}:{server.port}{path}"
-            return run_wrk(wrk, url, body, connections, seconds, workdir)
+            return harness.wrk(url, [body], connections, seconds, workdir)
         return run_python(server.port, path, body, connections, seconds)
 
     if warmup > 0:
@@ -492,13 +358,16 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {}
     notes: list[str] = []
     wc = args.worker_class
+    options: list[str] = []
+    if args.workers is not None:
+        options += ["--workers", str(args.workers)]
+    if wc is not None:
+        options += ["--worker-class", wc]
     with (
         tempfile.TemporaryDirectory() as tmp,
-        gunicorn("arbiter.wsgi:app", args.workers, "/healthz", wc) as api_port,
-        gunicorn("benchmarks.bench_http:floor_app", args.workers, "/", wc) as floor_port,
-        gunicorn(
-            "arbiter.wsgi:app", args.workers, "/healthz", wc, {"ARBITER_CACHE": "off"}
-        ) as nocache_port,
+        harness.serve(args=options) as api_port,
+        harness.serve("benchmarks.harness:floor_app", "/", options) as floor_port,
+        harness.serve(args=options, ARBITER_CACHE="off") as nocache_port,
     ):
         servers = {"api": api_port, "floor": floor_port, "nocache": nocache_port}
         booted = set().union(*(srv.workers() for srv in servers.values()))

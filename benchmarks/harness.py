@@ -174,8 +174,12 @@ def wrk(
         "seconds": elapsed,
         "rps": raw["requests"] / elapsed,
         "p50_ms": raw["p50_us"] / 1000,
+        "p90_ms": raw["p90_us"] / 1000,
         "p99_ms": raw["p99_us"] / 1000,
+        "mean_ms": raw["mean_us"] / 1000,
+        "max_ms": raw["max_us"] / 1000,
         "errors": sum(raw["errors"].values()),
+        "error_kinds": raw["errors"],
     }
 
 

@@ -31,17 +31,9 @@ from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.snapshot import encode
 from arbiter.simulate import random_log
 from tests.api_support import ROOT, make_client
+from tests.positions_support import TABLES
 
 COMPILED = arbiter.BUILD == "compiled"
-TABLES = [
-    ("tute-2p", 2),
-    ("tute-3p", 3),
-    ("tute-4p", 4),
-    ("tute-cabron", 3),
-    ("tute-gana-pierde", 3),
-    ("tute-gana-pierde", 4),
-    ("tute-gana-pierde", 5),
-]
 GAMES = 12  # per table
 
 

@@ -47,6 +47,7 @@ from arbiter.simulate import random_log
 from arbiter.tokens import derive
 from tests import redis_support
 from tests.api_support import EXAMPLES_DIR, make_client, metric_value
+from tests.positions_support import TABLES
 from tests.redis_support import SHARED_URL, free_port
 
 # the fixture of tests/redis_support.py
@@ -56,16 +57,6 @@ KEY = "cache-tests-key-0123456789abcdef"
 OTHER_KEY = "another-key-fedcba9876543210abcd"
 SECRET = b"s" * 32
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.json"))
-#: every ruleset with every number of players it allows
-TABLES = [
-    ("tute-2p", 2),
-    ("tute-3p", 3),
-    ("tute-4p", 4),
-    ("tute-cabron", 3),
-    ("tute-gana-pierde", 3),
-    ("tute-gana-pierde", 4),
-    ("tute-gana-pierde", 5),
-]
 Position = tuple[int, int]
 
 

@@ -33,21 +33,12 @@ from arbiter.service import Referee
 from arbiter.simulate import random_log
 from arbiter.tokens import Sealer
 from tests.api_support import EXAMPLES_DIR
-from tests.positions_support import slots_of
+from tests.positions_support import TABLES, slots_of
 
 SECRET = "positions-tests-secret-0123456789abcdef"
 SEALER = Sealer([SECRET])
 REFEREE = Referee(sealer=SEALER)
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.json"))
-TABLES = [
-    ("tute-2p", 2),
-    ("tute-3p", 3),
-    ("tute-4p", 4),
-    ("tute-cabron", 3),
-    ("tute-gana-pierde", 3),
-    ("tute-gana-pierde", 4),
-    ("tute-gana-pierde", 5),
-]
 
 
 def load(path: Path) -> dict[str, Any]:

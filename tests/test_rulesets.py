@@ -17,6 +17,7 @@ from arbiter.engine.errors import ArbiterError, OptionError
 from arbiter.engine.log import parse_log
 from arbiter.engine.rulesets import RULESETS, Options, get_ruleset, resolve_options
 from arbiter.simulate import random_deal_cards
+from tests.reference import DEFAULT_OPTIONS as DEFAULTS
 
 NAMES = ("tute-2p", "tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde")
 
@@ -43,20 +44,6 @@ OPTIONS_OF = {
 }  # fmt: skip
 ALL_OPTIONS = set().union(*OPTIONS_OF.values())
 
-#: docs/rules.md: the default of every option.
-DEFAULTS: dict[str, Any] = {
-    "match_target": 3,
-    "tie_break": "last_trick",
-    "cantes_per_trick": 1,
-    "trump_when_cannot_overtrump": True,
-    "partner_relief": False,
-    "tute_requires_trick_won": False,
-    "exchange_requires_trick_won": False,
-    "renuncio_penalty": "lose_deal",
-    "loser_target": 4,
-    "token_target": 3,
-    "call_ranks": (11, 12),
-}
 
 #: Values docs/rules.md allows (a sample for the open-ended integers).
 GOOD_VALUES: dict[str, list[Any]] = {

@@ -46,6 +46,7 @@ from arbiter.api import create_app
 from arbiter.i18n import Lang
 from arbiter.settings import Settings
 from arbiter.simulate import random_log
+from tests.positions_support import TABLES
 
 SPEC_PATH = Path(__file__).resolve().parent.parent / "api_spec" / "openapi.yaml"
 SPEC: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
@@ -103,17 +104,6 @@ def test_contract_negative(case: schemathesis.Case) -> None:
 
 
 # --- real games through schemathesis cases -------------------------------------------------
-
-#: (ruleset, players)
-TABLES = (
-    ("tute-2p", 2),
-    ("tute-3p", 3),
-    ("tute-4p", 4),
-    ("tute-cabron", 3),
-    ("tute-gana-pierde", 3),
-    ("tute-gana-pierde", 4),
-    ("tute-gana-pierde", 5),
-)
 
 
 def _operation(method: str, path: str) -> Any:
