@@ -9,7 +9,6 @@ one rule of docs/rules.md changed; the misbehaving ones are a few lines written 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -340,4 +339,3 @@ def test_a_verdict_legal_moves_and_refusals_are_judged_as_docs_say() -> None:
 def test_the_http_engine_needs_an_http_url() -> None:
     with pytest.raises(ValueError, match="not an http"):
         HttpEngine("127.0.0.1:8000", 1.0)
-    assert os.path.isfile(KIT / "adapter.py")

@@ -145,8 +145,8 @@ class Prober:
         if self.option is None:
             return self.pool.offer(self.table.ruleset, rule, log, expect)
         probe = self.option
-        if not self.pool.wants(self.table.ruleset, probe.rule, *Pool.facet(log, expect),
-                               events_in(log)):  # fmt: skip
+        facet = Pool.facet(log, expect)
+        if not self.pool.wants(self.table.ruleset, probe.rule, *facet, events_in(log)):
             return False
         ask = EXPECT_KINDS[kind_of(expect)]
         move = expect.get("move")
