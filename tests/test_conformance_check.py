@@ -283,6 +283,25 @@ def test_bad_input_is_exit_status_2(tmp_path: Path, capsys: pytest.CaptureFixtur
         main(["conformance", "check", "--cmd", ADAPTER, "--timeout", "0"])
 
 
+def test_a_reader_that_stops_early_and_a_report_that_cannot_be_written(tmp_path: Path) -> None:
+    """``check ... | head -1`` ends quietly with the verdict's status; an unwritable report or
+    export directory is bad input, never a traceback."""
+    command = [sys.executable, "-m", "arbiter.cli", "conformance", "check", "--cmd", ADAPTER,
+               "--rules", "draws", "free-play"]  # fmt: skip
+    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as p:
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.readline()
+        p.stdout.close()
+        errors = p.stderr.read().decode()
+        assert p.wait(timeout=60) == 0, errors
+    assert "Traceback" not in errors and "Broken pipe" not in errors
+    missing = tmp_path / "no" / "such" / "dir"
+    args = ["conformance", "check", "--cmd", ADAPTER, "--rules", "draws"]
+    assert main([*args, "--json", str(missing / "report.json")]) == 2
+    (tmp_path / "a-file").write_text("")
+    assert main(["conformance", "export", "--out", str(tmp_path / "a-file")]) == 2
+
+
 def test_rules_are_chosen_by_name_or_pattern() -> None:
     vectors = load(KIT)
     assert {v.rule for v in select(vectors, ["option:call_ranks=[1,3]"])} == {

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# the command's standard output, which its reader may close early
+from arbiter.cli import _output as output
 from arbiter.conformance.check import check, select
 from arbiter.conformance.engines import CommandEngine, Engine, HttpEngine
 from arbiter.conformance.export import DEFAULT_PER_RULE, DEFAULT_SEED, export
@@ -64,7 +66,11 @@ def register(sub: Any) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
-    count = export(args.out, args.seed, args.per_rule)
+    try:
+        count = export(args.out, args.seed, args.per_rule)
+    except OSError as err:
+        print(f"arbiter: cannot write {args.out}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     print(f"{count} vectors written to {args.out}")
     return EXIT_OK
 
@@ -88,7 +94,12 @@ def _check(args: argparse.Namespace) -> int:
         print(f"arbiter: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     run = check(vectors, engine)
-    render(run, sys.stdout, args.lang, rich_ok=not args.plain)
     if args.json_file:
-        write_json(run, args.json_file, args.lang)
+        try:
+            write_json(run, args.json_file, args.lang)
+        except OSError as err:
+            print(f"arbiter: cannot write {args.json_file}: {err.strerror or err}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    with output():
+        render(run, sys.stdout, args.lang, rich_ok=not args.plain)
     return EXIT_FAILED if run.failed else EXIT_OK

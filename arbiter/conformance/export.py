@@ -40,6 +40,7 @@ def build(seed: int = DEFAULT_SEED, per_rule: int = DEFAULT_PER_RULE) -> list[Ve
 
 def export(directory: Path, seed: int = DEFAULT_SEED, per_rule: int = DEFAULT_PER_RULE) -> int:
     """Write a set of vectors to ``directory``; how many."""
+    directory.mkdir(parents=True, exist_ok=True)  # before the search: fail early
     found = build(seed, per_rule)
     vectors.write(directory, found, seed, arbiter.__version__)
     return len(found)

@@ -10,6 +10,7 @@ plain text otherwise.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
@@ -238,7 +239,10 @@ def render(run: Run, out: TextIO, lang: Lang, rich_ok: bool = True) -> None:
     except ImportError:
         _render_plain(run, out, lang)
         return
-    console = Console(file=out, width=max(100, 24 + 18 * 5), highlight=False)
+    # drawn into a buffer, then written: a reader that stops early is the caller's business
+    buffer = io.StringIO()
+    tty = out.isatty()
+    console = Console(file=buffer, width=120, highlight=False, force_terminal=tty)
     rulesets, rows = table_rows(run)
     table = Table(title=words(lang, "title", engine=run.engine), show_lines=False)
     table.add_column(words(lang, "rule"))
@@ -256,6 +260,7 @@ def render(run: Run, out: TextIO, lang: Lang, rich_ok: bool = True) -> None:
         for line in body:
             console.print(f"  {line}", markup=False)
     console.print("\n" + summary(run, lang), markup=False)
+    out.write(buffer.getvalue())
 
 
 def _render_plain(run: Run, out: TextIO, lang: Lang) -> None:

@@ -207,7 +207,11 @@ def load(directory: Path | Any, rulesets: Iterable[str] | None = None) -> list[V
             raise KitError(f"cannot read {name}: {err}") from None
         if _digest(data) != entry.get("sha256"):
             raise KitError(f"{name} does not match the SHA-256 of {MANIFEST}")
-        for number, line in enumerate(data.decode().splitlines(), start=1):
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            raise KitError(f"{name} is not UTF-8") from None
+        for number, line in enumerate(text.splitlines(), start=1):
             vector = Vector.from_line(line, f"{name}:{number}")
             if vector.ruleset != ruleset:
                 raise KitError(f"{name}:{number}: a vector of {vector.ruleset}")
