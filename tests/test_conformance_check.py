@@ -8,6 +8,7 @@ one rule of docs/rules.md changed; the misbehaving ones are a few lines written 
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -19,8 +20,9 @@ import pytest
 
 import arbiter
 from arbiter.cli import main
-from arbiter.conformance.check import Grade, difference, judge, select
-from arbiter.conformance.engines import HttpEngine, Reply, Trouble
+from arbiter.conformance.check import Grade, check, difference, judge, select
+from arbiter.conformance.engines import CommandEngine, HttpEngine, Reply, Trouble
+from arbiter.conformance.present import render
 from arbiter.conformance.vectors import MANIFEST, load
 from tests.api_support import ROOT
 from tests.gunicorn_support import free_port
@@ -300,6 +302,17 @@ def test_a_reader_that_stops_early_and_a_report_that_cannot_be_written(tmp_path:
     assert main([*args, "--json", str(missing / "report.json")]) == 2
     (tmp_path / "a-file").write_text("")
     assert main(["conformance", "export", "--out", str(tmp_path / "a-file")]) == 2
+
+
+def test_without_rich_the_table_is_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich is an optional extra: without it the same report is drawn as plain text."""
+    vectors = select(load(KIT), ["draws"])
+    run = check(vectors, CommandEngine(ADAPTER, 30))
+    monkeypatch.setitem(sys.modules, "rich.console", None)  # import rich.console fails
+    shown = io.StringIO()
+    render(run, shown, "en")
+    assert "┃" not in shown.getvalue()
+    assert "8/8" in shown.getvalue() and "8 vectors: 8 passed" in shown.getvalue()
 
 
 def test_rules_are_chosen_by_name_or_pattern() -> None:
