@@ -87,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     srv.add_argument("--port", type=int, default=8000)
     srv.add_argument("--workers", type=int, default=None)
     srv.set_defaults(func=_serve)
+
+    from arbiter.conformance.cli import register
+
+    register(sub)
     return parser
 
 

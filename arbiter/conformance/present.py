@@ -1,0 +1,344 @@
+"""The checker's report: a table of rules by rulesets, the smallest failure of each failing rule
+explained in the referee's words (es/en), and the same as JSON.
+
+An explanation quotes the referee (:mod:`arbiter.report`'s messages, through the public API):
+its verdict on the move, on each move the engine allowed or left out, the message nearest to
+the first field where the replays part, or why it refuses the log. The table is drawn with
+`rich <https://rich.readthedocs.io>`_ when it is installed (the ``conformance`` extra) and as
+plain text otherwise.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Final, TextIO
+
+import arbiter
+from arbiter.conformance.check import Difference, Grade, Result, Run, move_key
+from arbiter.conformance.engines import Trouble
+from arbiter.conformance.rules import all_rules
+from arbiter.conformance.vectors import KIT_VERSION, Ask, dumps
+from arbiter.engine.errors import ArbiterError
+from arbiter.i18n import Lang
+
+#: How many moves an explanation quotes, and how long a JSON value it shows.
+QUOTED_MOVES: Final = 3
+SHOWN: Final = 240
+
+_WORDS: Final[dict[Lang, dict[str, str]]] = {
+    "en": {
+        "title": "Conformance of {engine}",
+        "rule": "rule",
+        "all": "all",
+        "summary": "{total} vectors: {passed} passed, {failed} failed, {unsupported} unsupported"
+        " — {speed:.0f} vectors/s",
+        "failures": "Failing rules (the smallest failing vector of each)",
+        "vector": "{rule} — in {rulesets}; vector {id} (events: {events}; ask: {ask})",
+        "expected": "expected",
+        "said": "the engine said",
+        "referee": "The referee: {message}",
+        "allowed_too": "The engine allows a move the referee does not: {message}",
+        "left_out": "The engine leaves out a move the referee allows: {message}",
+        "refused": "The referee refuses this log: {detail}",
+        "accepted": "The referee accepts this log, and the engine refused it.",
+        "field": "At {path} the replays part.",
+        "trouble.timeout": "No answer within {detail}.",
+        "trouble.exited": "The engine ended ({detail}).",
+        "trouble.garbage": "Its answer is not a JSON object: {detail}",
+        "trouble.desync": "It answered another vector ({detail}).",
+        "trouble.unreachable": "The service cannot be reached: {detail}",
+        "trouble.status": "The service answered {detail}",
+        "trouble.gave_up": "Not asked: the engine had failed to answer {detail}.",
+    },
+    "es": {
+        "title": "Conformidad de {engine}",
+        "rule": "regla",
+        "all": "todas",
+        "summary": "{total} vectores: {passed} correctos, {failed} fallidos, {unsupported} sin"
+        " soporte — {speed:.0f} vectores/s",
+        "failures": "Reglas que fallan (el vector fallido más pequeño de cada una)",
+        "vector": "{rule} — en {rulesets}; vector {id} (eventos: {events}; pregunta: {ask})",
+        "expected": "se esperaba",
+        "said": "el motor dijo",
+        "referee": "El árbitro: {message}",
+        "allowed_too": "El motor permite una jugada que el árbitro no permite: {message}",
+        "left_out": "El motor omite una jugada que el árbitro permite: {message}",
+        "refused": "El árbitro rechaza este registro: {detail}",
+        "accepted": "El árbitro acepta este registro, y el motor lo rechazó.",
+        "field": "En {path} las adjudicaciones difieren.",
+        "trouble.timeout": "Sin respuesta en {detail}.",
+        "trouble.exited": "El motor terminó ({detail}).",
+        "trouble.garbage": "Su respuesta no es un objeto JSON: {detail}",
+        "trouble.desync": "Respondió a otro vector ({detail}).",
+        "trouble.unreachable": "No se puede contactar con el servicio: {detail}",
+        "trouble.status": "El servicio respondió {detail}",
+        "trouble.gave_up": "No preguntado: el motor ya había fallado {detail}.",
+    },
+}
+
+
+def words(lang: Lang, key: str, **fields: object) -> str:
+    return _WORDS[lang][key].format(**fields)
+
+
+def shown(value: Any) -> str:
+    text = dumps(value)
+    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
+
+
+# --- explanations ---------------------------------------------------------------------------------
+
+
+def _verdict_message(log: Any, move: Any, lang: Lang) -> str:
+    try:
+        message: str = arbiter.validate(log, move).to_dict(lang)["message"]
+    except ArbiterError as err:
+        return str(err)
+    return message
+
+
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def _nearest_message(body: Mapping[str, Any], path: str) -> str | None:
+    """The message of the deepest object along ``path`` in a replay body (or the illegal
+    event's, or the deal's outcome's)."""
+    node: Any = body
+    found = None
+    for name, index in _STEP.findall(path.removeprefix("replay").lstrip(".")):
+        try:
+            node = node[int(index)] if index else node[name]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(node, dict) and isinstance(node.get("message"), str):
+            found = node["message"]
+    if found is None and body.get("illegal"):
+        found = body["illegal"]["message"]
+    if found is None:
+        outcomes = [d["outcome"]["message"] for d in body.get("deals", []) if d.get("outcome")]
+        found = outcomes[-1] if outcomes else None
+    return found
+
+
+def explain(result: Result, lang: Lang) -> list[str]:
+    """Why the engine's answer is not the referee's, in the referee's words."""
+    vector = result.vector
+    if result.trouble is not None:
+        return [words(lang, f"trouble.{result.trouble.value}", detail=result.detail)]
+    said = result.said or {}
+    expect = vector.expect
+    if "error" in expect:
+        try:
+            arbiter.replay(vector.log)
+        except ArbiterError as err:
+            return [words(lang, "refused", detail=str(err))]
+    if "error" in said:
+        return [words(lang, "accepted")]
+    if vector.ask is Ask.VERDICT:
+        message = _verdict_message(vector.log, vector.move, lang)
+        return [words(lang, "referee", message=message)]
+    if vector.ask is Ask.LEGAL_MOVES:
+        return _moves_apart(vector.log, expect["legal_moves"], said.get("legal_moves"), lang)
+    lines = []
+    if result.difference is not None:
+        lines.append(words(lang, "field", path=result.difference.path))
+        body = arbiter.replay(vector.log).to_dict(lang)
+        nearest = _nearest_message(body, result.difference.path)
+        if nearest:
+            lines.append(words(lang, "referee", message=nearest))
+    return lines
+
+
+def _moves_apart(log: Any, expected: list[Any], said: Any, lang: Lang) -> list[str]:
+    said = said if isinstance(said, list) else []
+    wanted = {move_key(m): m for m in expected}
+    given = {move_key(m): m for m in said}
+    lines = []
+    for key in [k for k in given if k not in wanted][:QUOTED_MOVES]:
+        message = _verdict_message(log, given[key], lang)
+        lines.append(words(lang, "allowed_too", message=message))
+    for key in [k for k in wanted if k not in given][:QUOTED_MOVES]:
+        message = _verdict_message(log, wanted[key], lang)
+        lines.append(words(lang, "left_out", message=message))
+    return lines
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+def _cell(counts: Counter[Grade] | None) -> tuple[str, str]:
+    """A table cell's text and style."""
+    if not counts:
+        return "·", "dim"
+    total = sum(counts.values())
+    text = f"{counts[Grade.PASS]}/{total}"
+    if counts[Grade.FAIL]:
+        return f"{text} ✗{counts[Grade.FAIL]}", "bold red"
+    if counts[Grade.UNSUPPORTED]:
+        return f"{text} ?{counts[Grade.UNSUPPORTED]}", "yellow"
+    return text, "green"
+
+
+def table_rows(run: Run) -> tuple[list[str], list[list[tuple[str, str]]]]:
+    """The rulesets (columns) and, per rule and a last line for all, the cells."""
+    rulesets = list(dict.fromkeys(r.vector.ruleset for r in run.results))
+    order = {rule: i for i, rule in enumerate(all_rules())}
+    met = dict.fromkeys(r.vector.rule for r in run.results)
+    rules = sorted(met, key=lambda rule: order.get(rule, len(order)))
+    cells = run.by_cell()
+    rows = [[(rule, "")] + [_cell(cells.get((rule, rs))) for rs in rulesets] for rule in rules]
+    totals = run.by_ruleset()
+    return rulesets, [*rows, [("", "")] + [_cell(totals.get(rs)) for rs in rulesets]]
+
+
+def summary(run: Run, lang: Lang) -> str:
+    return words(
+        lang,
+        "summary",
+        total=len(run.results),
+        passed=run.count(Grade.PASS),
+        failed=run.count(Grade.FAIL),
+        unsupported=run.count(Grade.UNSUPPORTED),
+        speed=run.speed,
+    )
+
+
+def _failure_lines(run: Run, lang: Lang) -> list[tuple[str, list[str]]]:
+    out = []
+    for result, rulesets in run.smallest_failures():
+        v = result.vector
+        head = words(
+            lang,
+            "vector",
+            rule=v.rule,
+            rulesets=", ".join(rulesets),
+            id=v.id,
+            events=v.events,
+            ask=v.ask.value,
+        )
+        body = [f"{words(lang, 'expected')}: {shown(v.expect)}"]
+        if result.trouble is None:
+            said = {k: v for k, v in (result.said or {}).items() if k != "id"}
+            body.append(f"{words(lang, 'said')}: {shown(said)}")
+        body += explain(result, lang)
+        out.append((head, body))
+    return out
+
+
+def render(run: Run, out: TextIO, lang: Lang, rich_ok: bool = True) -> None:
+    """The report as a table (rich when installed and ``rich_ok``), then the failures."""
+    try:
+        if not rich_ok:
+            raise ImportError
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        _render_plain(run, out, lang)
+        return
+    # drawn into a buffer, then written: a reader that stops early is the caller's business
+    buffer = io.StringIO()
+    tty = out.isatty()
+    console = Console(file=buffer, width=120, highlight=False, force_terminal=tty)
+    rulesets, rows = table_rows(run)
+    table = Table(title=words(lang, "title", engine=run.engine), show_lines=False)
+    table.add_column(words(lang, "rule"))
+    for name in rulesets:
+        table.add_column(name, justify="right")
+    for row in rows:
+        label = row[0][0] or words(lang, "all")
+        table.add_row(label, *(f"[{style}]{text}[/]" for text, style in row[1:]))
+    console.print(table)
+    failures = _failure_lines(run, lang)
+    if failures:
+        console.print(f"\n[bold]{words(lang, 'failures')}[/]")
+    for head, body in failures:
+        console.print(f"\n[bold red]✗ {head}[/]", markup=True)
+        for line in body:
+            console.print(f"  {line}", markup=False)
+    console.print("\n" + summary(run, lang), markup=False)
+    out.write(buffer.getvalue())
+
+
+def _render_plain(run: Run, out: TextIO, lang: Lang) -> None:
+    rulesets, rows = table_rows(run)
+    first = max([len(words(lang, "rule"))] + [len(r[0][0]) for r in rows])
+    widths = [max(len(rs), *(len(r[i + 1][0]) for r in rows)) for i, rs in enumerate(rulesets)]
+    out.write(words(lang, "title", engine=run.engine) + "\n")
+    out.write(words(lang, "rule").ljust(first))
+    out.write("".join("  " + rs.rjust(w) for rs, w in zip(rulesets, widths, strict=True)))
+    out.write("\n")
+    for row in rows:
+        out.write((row[0][0] or words(lang, "all")).ljust(first))
+        cells = [text for text, _ in row[1:]]
+        out.write("".join("  " + c.rjust(w) for c, w in zip(cells, widths, strict=True)) + "\n")
+    failures = _failure_lines(run, lang)
+    if failures:
+        out.write(f"\n{words(lang, 'failures')}\n")
+    for head, body in failures:
+        out.write(f"\n✗ {head}\n")
+        for line in body:
+            out.write(f"  {line}\n")
+    out.write("\n" + summary(run, lang) + "\n")
+
+
+def _counts(counts: Counter[Grade]) -> dict[str, int]:
+    return {grade.value: counts[grade] for grade in Grade}
+
+
+def report(run: Run, lang: Lang) -> dict[str, Any]:
+    """The report as JSON: totals, per ruleset, per rule and ruleset, and the failures."""
+    rules: dict[str, dict[str, dict[str, int]]] = {}
+    for (rule, ruleset), counts in run.by_cell().items():
+        rules.setdefault(rule, {})[ruleset] = _counts(counts)
+    failures = []
+    for result, rulesets in run.smallest_failures():
+        v = result.vector
+        failures.append(
+            {
+                "rule": v.rule,
+                "rulesets": rulesets,
+                "id": v.id,
+                "ruleset": v.ruleset,
+                "events": v.events,
+                "ask": v.ask.value,
+                "question": v.question(),
+                "expected": v.expect,
+                "said": result.said,
+                "trouble": None if result.trouble is None else result.trouble.value,
+                "detail": result.detail,
+                "difference": _difference(result.difference),
+                "explanation": explain(result, lang),
+            }
+        )
+    troubles: Counter[Trouble] = run.troubles()
+    return {
+        "kit_version": KIT_VERSION,
+        "engine": run.engine,
+        "vectors": len(run.results),
+        **_counts(Counter(r.grade for r in run.results)),
+        "elapsed_seconds": round(run.elapsed, 3),
+        "vectors_per_second": round(run.speed, 1),
+        "troubles": {t.value: n for t, n in troubles.items()},
+        "rulesets": {rs: _counts(c) for rs, c in run.by_ruleset().items()},
+        "rules": rules,
+        "failures": failures,
+    }
+
+
+def _difference(found: Difference | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    return {"path": found.path, "expected": found.expected, "said": found.said}
+
+
+def write_json(run: Run, path: str, lang: Lang) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        json.dump(report(run, lang), out, ensure_ascii=False, indent=2)
+        out.write("\n")
+
+
+__all__: Sequence[str] = ("explain", "render", "report", "summary", "write_json")

@@ -1,0 +1,373 @@
+"""``arbiter conformance check --cmd``: the shipped adapter passes everything; engines with one
+rule wrong are caught with that rule named; engines that crash, print garbage or hang are
+reported and never hold the checker; the report says it in the referee's words, es and en.
+
+The broken engines are the tests' own reference referee (tests/conformance_reference.py) with
+one rule of docs/rules.md changed; the misbehaving ones are a few lines written here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import arbiter
+from arbiter.cli import main
+from arbiter.conformance.check import Grade, check, difference, judge, select
+from arbiter.conformance.engines import CommandEngine, HttpEngine, Reply, Trouble
+from arbiter.conformance.present import render
+from arbiter.conformance.vectors import MANIFEST, load
+from tests.api_support import ROOT
+from tests.gunicorn_support import free_port
+
+KIT = ROOT / "conformance"
+ADAPTER = f"{sys.executable} {ROOT / 'conformance' / 'adapter.py'}"
+REFERENCE = f"{sys.executable} -m tests.conformance_reference"
+#: Every family of rules but setups, which the reference does not check.
+NOT_SETUP = [
+    "obligation:*", "contrafallar", "illegal:*", "outcome:*", "option:*", "declaration:*",
+    "call:*", "draws", "free-play", "french-notation", "after-match",
+]  # fmt: skip
+
+
+def checked(tmp_path: Path, *args: str, lang: str = "en") -> tuple[int, dict[str, Any]]:
+    """Run the checker in this process; its exit status and JSON report."""
+    report = tmp_path / "report.json"
+    status = main(["conformance", "check", *args, "--json", str(report), "--lang", lang])
+    return status, json.loads(report.read_text())
+
+
+def checked_apart(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    """Run the checker as a command (bounded: it must end by itself)."""
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arbiter.cli",
+            "conformance",
+            "check",
+            *args,
+            "--json",
+            str(report),
+            "--plain",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(report.read_text()), done.stdout
+
+
+def engine_script(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "engine.py"
+    path.write_text(textwrap.dedent(body))
+    return f"{sys.executable} {path}"
+
+
+# --- the project's own engine ---------------------------------------------------------------------
+
+
+def test_the_shipped_adapter_passes_every_published_vector(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, report = checked(tmp_path, "--cmd", ADAPTER)
+    total = json.loads((KIT / MANIFEST).read_text())["vectors"]
+    assert status == 0
+    assert (report["vectors"], report["pass"], report["fail"], report["unsupported"]) == (
+        total, total, 0, 0
+    )  # fmt: skip
+    assert report["troubles"] == {} and report["failures"] == []
+    shown = capsys.readouterr().out
+    assert "┃" in shown and "tute-gana-pierde" in shown  # rich's table
+    assert f"{total} vectors: {total} passed, 0 failed, 0 unsupported" in shown
+
+
+def test_the_adapter_is_the_example_of_the_documentation() -> None:
+    doc = (ROOT / "docs" / "conformance.md").read_text()
+    example = doc.split("<!-- adapter -->\n```python\n", 1)[1].split("```", 1)[0]
+    assert example == (KIT / "adapter.py").read_text()
+    assert len(example.splitlines()) <= 40
+
+
+# --- engines with one rule wrong ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("broken", "rule"),
+    [
+        ("montar", "obligation:montar"),
+        ("pisar", "obligation:pisar"),
+        ("exchange-stock", "illegal:no_stock"),
+        ("over-100", "outcome:over_100"),
+    ],
+)
+def test_an_engine_with_a_rule_wrong_is_caught_with_that_rule_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str, rule: str
+) -> None:
+    monkeypatch.chdir(ROOT)
+    status, report = checked(tmp_path, "--cmd", f"{REFERENCE} --break {broken}", "--rules",
+                             *NOT_SETUP)  # fmt: skip
+    assert status == 1
+    failing = {f["rule"]: f for f in report["failures"]}
+    assert rule in failing, sorted(failing)
+    failure = failing[rule]
+    assert failure["said"] is not None and failure["trouble"] is None
+    assert failure["explanation"], failure
+    question = failure["question"]
+    if failure["ask"] == "verdict":
+        message = arbiter.validate(question["log"], question["move"]).to_dict()["message"]
+        assert f"The referee: {message}" in failure["explanation"]
+    elif failure["ask"] == "legal_moves":
+        extra = [m for m in failure["said"]["legal_moves"]
+                 if m not in failure["expected"]["legal_moves"]]  # fmt: skip
+        message = arbiter.validate(question["log"], extra[0]).to_dict()["message"]
+        assert any(message in line for line in failure["explanation"])
+    else:
+        assert failure["difference"]["path"].startswith("replay.")
+    # the rule named is wrong in every ruleset where it applies and has vectors
+    assert report["rules"][rule] and all(c["fail"] for c in report["rules"][rule].values())
+
+
+def test_the_reference_engine_unbroken_fails_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    status, report = checked(tmp_path, "--cmd", REFERENCE, "--rules", *NOT_SETUP)
+    assert status == 0 and report["fail"] == 0
+    assert report["unsupported"] == sum(report["rules"]["french-notation"][rs]["unsupported"]
+                                        for rs in report["rules"]["french-notation"])  # fmt: skip
+
+
+def test_failures_are_explained_in_spanish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    status, report = checked(tmp_path, "--cmd", f"{REFERENCE} --break montar", "--rules",
+                             "obligation:montar", "--rulesets", "tute-3p", lang="es")  # fmt: skip
+    assert status == 1
+    shown = capsys.readouterr().out
+    assert "Reglas que fallan" in shown and "debía montar" in shown
+    assert any("El motor permite una jugada que el árbitro no permite" in line
+               for line in report["failures"][0]["explanation"])  # fmt: skip
+
+
+# --- engines that misbehave -----------------------------------------------------------------------
+
+
+def test_an_engine_that_dies_is_started_again_and_its_vectors_fail(tmp_path: Path) -> None:
+    command = engine_script(
+        tmp_path,
+        f"""
+        import json, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        exec(open({str(KIT / "adapter.py")!r}).read().split("for line in sys.stdin")[0])
+        for count, line in enumerate(sys.stdin):
+            if count == 2:
+                print("boom: the engine fell over", file=sys.stderr)
+                sys.exit(3)
+            question = json.loads(line)
+            print(json.dumps(answer(question)), flush=True)
+        """,
+    )
+    status, report, shown = checked_apart(
+        tmp_path, "--cmd", command, "--rules", "obligation:asistir", "--rulesets", "tute-3p"
+    )
+    assert status == 1
+    assert (report["pass"], report["fail"]) == (6, 2)  # 2 answers, a crash; again; again
+    assert report["troubles"] == {"exited": 2}
+    assert "status 3" in report["failures"][0]["detail"]
+    assert "boom: the engine fell over" in report["failures"][0]["detail"]
+    assert "The engine ended (status 3" in shown
+
+
+def test_an_engine_that_prints_garbage_is_reported_then_given_up(tmp_path: Path) -> None:
+    command = engine_script(
+        tmp_path,
+        """
+        import sys
+        for line in sys.stdin:
+            print("I am thinking...", flush=True)
+        """,
+    )
+    status, report, shown = checked_apart(tmp_path, "--cmd", command, "--rulesets", "tute-2p")
+    assert status == 1
+    assert report["pass"] == 0
+    assert report["troubles"] == {"garbage": 3, "gave_up": report["vectors"] - 3}
+    assert "I am thinking" in report["failures"][0]["detail"]
+    assert "not a JSON object" in shown
+
+
+def test_an_engine_that_hangs_times_out_and_the_checker_ends(tmp_path: Path) -> None:
+    """One engine reads and never answers; one never even reads (and the biggest vector, a
+    hundred deals, does not fit in the pipe): each vector waits only the timeout."""
+    for body in (
+        "import sys, time\nfor line in sys.stdin:\n    time.sleep(600)\n",
+        "import time\ntime.sleep(600)\n",
+    ):
+        command = engine_script(tmp_path, body)
+        status, report, _ = checked_apart(
+            tmp_path, "--cmd", command, "--timeout", "0.5", "--rules", "option:*_target=*"
+        )
+        assert status == 1
+        assert report["troubles"] == {"timeout": 3, "gave_up": report["vectors"] - 3}
+        assert report["elapsed_seconds"] < 30  # 3 timeouts of 0.5 s, and the kills
+
+
+def test_answers_for_another_vector_and_unsupported_asks(tmp_path: Path) -> None:
+    command = engine_script(
+        tmp_path,
+        """
+        import json, sys
+        for line in sys.stdin:
+            question = json.loads(line)
+            if question["ask"] == "replay":
+                print(json.dumps({"unsupported": True}), flush=True)
+            else:
+                print(json.dumps({"id": "another", "legal_moves": []}), flush=True)
+        """,
+    )
+    status, report, _ = checked_apart(
+        tmp_path, "--cmd", command, "--rules", "obligation:asistir", "--rulesets", "tute-4p"
+    )
+    assert status == 1
+    assert report["unsupported"] >= 1 and report["pass"] == 0
+    assert report["troubles"]["desync"] >= 1
+
+
+def test_an_engine_that_answers_unsupported_to_everything_passes_nothing_and_fails_nothing(
+    tmp_path: Path,
+) -> None:
+    command = engine_script(
+        tmp_path,
+        "import sys\nfor line in sys.stdin:\n    print('{\"unsupported\": true}', flush=True)\n",
+    )
+    status, report, _ = checked_apart(tmp_path, "--cmd", command, "--rulesets", "tute-3p")
+    assert status == 0
+    assert report["unsupported"] == report["vectors"] > 0
+
+
+def test_a_command_that_does_not_start_and_a_service_that_is_not_there(tmp_path: Path) -> None:
+    status, report = checked(tmp_path, "--cmd", str(tmp_path / "no-such-engine"),
+                             "--rulesets", "tute-3p")  # fmt: skip
+    assert status == 1
+    assert report["troubles"]["exited"] == 3
+    assert "cannot start" in report["failures"][0]["detail"]
+    url = f"http://127.0.0.1:{free_port()}"
+    status, report = checked(tmp_path, "--url", url, "--rules", "draws")
+    assert status == 1
+    assert report["troubles"] == {"unreachable": 3, "gave_up": report["vectors"] - 3}
+
+
+# --- the command's input --------------------------------------------------------------------------
+
+
+def test_bad_input_is_exit_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["conformance", "check", "--cmd", ADAPTER, "--vectors", str(tmp_path)]) == 2
+    assert "no readable MANIFEST.json" in capsys.readouterr().err
+    assert main(["conformance", "check", "--cmd", ADAPTER, "--rules", "no-such-rule"]) == 2
+    assert "no vector matches" in capsys.readouterr().err
+    assert main(["conformance", "check", "--url", "ftp://example.org"]) == 2
+    assert "not an http(s) URL" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["conformance", "check", "--cmd", ADAPTER, "--url", "http://127.0.0.1:1"])
+    with pytest.raises(SystemExit):
+        main(["conformance", "check", "--cmd", ADAPTER, "--timeout", "0"])
+
+
+def test_a_reader_that_stops_early_and_a_report_that_cannot_be_written(tmp_path: Path) -> None:
+    """``check ... | head -1`` ends quietly with the verdict's status; an unwritable report or
+    export directory is bad input, never a traceback."""
+    command = [sys.executable, "-m", "arbiter.cli", "conformance", "check", "--cmd", ADAPTER,
+               "--rules", "draws", "free-play"]  # fmt: skip
+    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as p:
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.readline()
+        p.stdout.close()
+        errors = p.stderr.read().decode()
+        assert p.wait(timeout=60) == 0, errors
+    assert "Traceback" not in errors and "Broken pipe" not in errors
+    missing = tmp_path / "no" / "such" / "dir"
+    args = ["conformance", "check", "--cmd", ADAPTER, "--rules", "draws"]
+    assert main([*args, "--json", str(missing / "report.json")]) == 2
+    (tmp_path / "a-file").write_text("")
+    assert main(["conformance", "export", "--out", str(tmp_path / "a-file")]) == 2
+
+
+def test_without_rich_the_table_is_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich is an optional extra: without it the same report is drawn as plain text."""
+    vectors = select(load(KIT), ["draws"])
+    run = check(vectors, CommandEngine(ADAPTER, 30))
+    monkeypatch.setitem(sys.modules, "rich.console", None)  # import rich.console fails
+    shown = io.StringIO()
+    render(run, shown, "en")
+    assert "┃" not in shown.getvalue()
+    assert "8/8" in shown.getvalue() and "8 vectors: 8 passed" in shown.getvalue()
+
+
+def test_rules_are_chosen_by_name_or_pattern() -> None:
+    vectors = load(KIT)
+    assert {v.rule for v in select(vectors, ["option:call_ranks=[1,3]"])} == {
+        "option:call_ranks=[1,3]"
+    }
+    chosen = {v.rule for v in select(vectors, ["illegal:no_*"])}
+    assert chosen == {"illegal:no_stock", "illegal:no_trick_won"}
+    assert select(vectors, None) == vectors
+
+
+def test_the_plain_report_needs_no_rich(tmp_path: Path) -> None:
+    status, _, shown = checked_apart(tmp_path, "--cmd", ADAPTER, "--rules", "draws")
+    assert status == 0
+    assert "┃" not in shown
+    assert "draws" in shown and "8/8" in shown
+
+
+# --- comparing answers ----------------------------------------------------------------------------
+
+
+def test_answers_are_compared_field_by_field_with_sets_where_order_means_nothing() -> None:
+    expected = {"deals": [{"violations": [{"correct": ["1O", "3O"], "seat": 1}]}],
+                "match": {"over": True, "winners": [0, 2]}}  # fmt: skip
+    said = {"deals": [{"violations": [{"correct": ["3o", "1O"], "seat": 1, "card": "x"}]}],
+            "match": {"over": True, "winners": [2, 0], "losers": []}, "next": None}  # fmt: skip
+    assert difference(expected, said) is None
+    found = difference(expected, {**said, "match": {"over": 1, "winners": [0, 2]}})
+    assert found is not None and found.path == "match.over"  # true is not 1
+    found = difference(expected, {"deals": [], "match": said["match"]})
+    assert found is not None and found.path == "deals"
+    assert difference({"card": "QH"}, {"card": "Q♥"}) is None
+
+
+def test_a_verdict_legal_moves_and_refusals_are_judged_as_docs_say() -> None:
+    vectors = load(KIT)
+    verdict = next(v for v in vectors if v.kind == "verdict" and v.expect["verdict"] == "renuncio")
+    wanted = {k: v for k, v in verdict.expect.items() if k != "move"}
+    assert judge(verdict, Reply(answer=wanted)).grade is Grade.PASS
+    wrong = {**wanted, "obligation": "nonsense"}
+    assert judge(verdict, Reply(answer=wrong)).grade is Grade.FAIL
+    moves = next(v for v in vectors if v.kind == "legal_moves" and len(v.expect["legal_moves"]) > 1)
+    shuffled = list(reversed(moves.expect["legal_moves"]))
+    assert judge(moves, Reply(answer={"legal_moves": shuffled})).grade is Grade.PASS
+    doubled = [*shuffled, shuffled[0]]
+    assert judge(moves, Reply(answer={"legal_moves": doubled})).grade is Grade.FAIL
+    refused = next(v for v in vectors if v.kind == "error")
+    assert judge(refused, Reply(answer={"error": {"status": 400}})).grade is Grade.PASS
+    assert judge(refused, Reply(answer={"replay": {}})).grade is Grade.FAIL
+    assert judge(moves, Reply(answer={"error": {}})).grade is Grade.FAIL
+    timeout = judge(moves, Reply(trouble=Trouble.TIMEOUT, detail="1 s"))
+    assert timeout.grade is Grade.FAIL and timeout.trouble is Trouble.TIMEOUT
+
+
+def test_the_http_engine_needs_an_http_url() -> None:
+    with pytest.raises(ValueError, match="not an http"):
+        HttpEngine("127.0.0.1:8000", 1.0)

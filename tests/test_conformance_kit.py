@@ -1,0 +1,281 @@
+"""The published conformance vectors (conformance/): the coverage table, the format, every
+answer the referee's and a second referee's, and an export that writes them again byte for byte.
+
+The coverage table (rules by rulesets) is derived here from the engine's enums and option specs
+— not from the kit's own lists — and every cell that applies must hold vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import arbiter
+from arbiter.cli import main
+from arbiter.conformance import answers, finders, rules
+from arbiter.conformance.check import Grade, check
+from arbiter.conformance.engines import Reply
+from arbiter.conformance.export import DEFAULT_PER_RULE, DEFAULT_SEED
+from arbiter.conformance.faults import BREAKERS
+from arbiter.conformance.games import OPTION_FOCUS, random_games
+from arbiter.conformance.pool import Pool
+from arbiter.conformance.probe import Table, moves_key, with_options
+from arbiter.conformance.vectors import MANIFEST, PUBLISHED, Ask, KitError, Vector, load
+from arbiter.engine.obligations import Obligation
+from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.scoring import Reason
+from arbiter.engine.state import IllegalCode
+from tests import conformance_reference
+from tests.api_support import ROOT
+
+KIT = ROOT / "conformance"
+
+
+@pytest.fixture(scope="module")
+def published() -> list[Vector]:
+    return load(KIT)
+
+
+def cells(vectors: list[Vector]) -> Counter[tuple[str, str]]:
+    return Counter((v.ruleset, v.rule) for v in vectors)
+
+
+# --- the coverage table --------------------------------------------------------------------------
+
+
+def test_rule_names_come_from_the_engines_enums_and_option_specs() -> None:
+    every = set(rules.all_rules())
+    assert {r for r in every if r.startswith("obligation:")} == {
+        f"obligation:{o.value}" for o in Obligation
+    }
+    assert {r for r in every if r.startswith("illegal:")} == {
+        f"illegal:{c.value}" for c in IllegalCode
+    }
+    assert {r for r in every if r.startswith("outcome:")} == {f"outcome:{r.value}" for r in Reason}
+    for name, ruleset in RULESETS.items():
+        mine = {r for r in rules.rules_for(ruleset) if r.startswith("option:")}
+        for spec in ruleset.option_specs:
+            described = spec.to_dict()
+            if spec.type == "boolean":
+                values: list[Any] = [True, False]
+            elif "minimum" in described:
+                values = [described["minimum"], described["maximum"], described["default"]]
+            elif spec.type == "ranks":
+                ranks = described["allowed"]
+                values = [[a, b] for a in ranks for b in ranks if a < b]
+            else:
+                values = described["allowed"]
+            for value in values:
+                rule = f"option:{spec.name}={rules.value_text(value)}"
+                assert (rule in mine) == rules.exercised(ruleset, spec, value), (name, rule)
+
+
+def test_every_rule_applies_somewhere_and_every_table_is_complete() -> None:
+    for table in (rules.OBLIGATIONS, rules.ILLEGAL, rules.OUTCOMES, rules.DECLARATIONS,
+                  rules.CALLS, rules.SETUP):  # fmt: skip
+        for member, applies in table.items():
+            assert any(applies(r) for r in RULESETS.values()), member
+    with pytest.raises(RuntimeError, match="does not place"):
+        rules._complete(Reason, {Reason.POINTS: rules._always})
+
+
+def test_every_cell_of_the_coverage_table_has_vectors(published: list[Vector]) -> None:
+    found = cells(published)
+    for name, ruleset in RULESETS.items():
+        for rule in rules.rules_for(ruleset):
+            assert found[(name, rule)] >= 1, f"no vector of {rule} in {name}"
+    for vector in published:
+        assert vector.rule in rules.rules_for(RULESETS[vector.ruleset]), vector.id
+    assert 1500 <= len(published) <= 5000
+
+
+def test_the_manifest_counts_every_rule_of_every_file(published: list[Vector]) -> None:
+    manifest = json.loads((KIT / MANIFEST).read_text())
+    assert manifest["engine_version"] == arbiter.__version__
+    assert manifest["seed"] == DEFAULT_SEED
+    assert manifest["vectors"] == len(published)
+    found = cells(published)
+    for ruleset, entry in manifest["rulesets"].items():
+        assert entry["file"] == f"{ruleset}.jsonl"
+        assert {r: n for (rs, r), n in found.items() if rs == ruleset} == entry["rules"]
+        assert all(n <= DEFAULT_PER_RULE for n in entry["rules"].values())
+
+
+def test_rules_left_out_are_rules_that_change_nothing() -> None:
+    """Where the kit says an option value cannot be shown (tute-2p's option about pisar), no
+    answer depends on it."""
+    left_out = [
+        (name, spec, value)
+        for name, r in RULESETS.items()
+        for spec in r.option_specs
+        for value in rules.option_values(spec)
+        if not rules.exercised(r, spec, value)
+    ]
+    assert {(n, s.name) for n, s, _ in left_out} == {("tute-2p", "trump_when_cannot_overtrump")}
+    rng = random.Random(5)
+    for name, spec, value in left_out:
+        table = Table(name, RULESETS[name].players[0])
+        for game in random_games(table, rng, 8):
+            events = game["deals"][0]["events"]
+            for k in range(0, len(events) + 1, 3):
+                log = {**game, "deals": [{**game["deals"][0], "events": events[:k]}]}
+                with_value = with_options(log, {spec.name: value})
+                assert arbiter.replay(log).to_dict() == arbiter.replay(with_value).to_dict()
+    assert not rules.rules_for(RULESETS["tute-2p"]).count("obligation:pisar")
+
+
+def test_every_option_setup_fault_and_focus_has_its_search() -> None:
+    options = {s.name for r in RULESETS.values() for s in r.option_specs}
+    assert set(finders.OPTION_FINDERS) == options
+    assert set(OPTION_FOCUS) <= options
+    assert set(BREAKERS) == set(rules.SetupFault)
+
+
+# --- the vectors ----------------------------------------------------------------------------------
+
+
+def test_every_line_has_the_format_of_the_issue(published: list[Vector]) -> None:
+    ids = set()
+    for path in sorted(KIT.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            raw = json.loads(line)
+            assert list(raw) == ["id", "ruleset", "rule", "log", "expect"]
+            assert raw["id"] not in ids
+            ids.add(raw["id"])
+            expect = raw["expect"]
+            kind = next(k for k in ("legal_moves", "verdict", "replay", "error") if k in expect)
+            if kind == "verdict":
+                assert set(expect) <= {"verdict", "obligation", "code", "move"}
+                assert ("obligation" in expect) == (expect["verdict"] == "renuncio")
+                assert ("code" in expect) == (expect["verdict"] == "illegal")
+            elif kind == "replay":
+                assert set(expect["replay"]) == {"status", "illegal", "deals", "match"}
+            elif kind == "error":
+                assert expect["error"]["status"] == 422
+                assert raw["rule"].startswith("setup:") or raw["rule"] == "french-notation"
+            if raw["rule"].startswith("setup:"):
+                assert kind == "error"
+    assert len(ids) == len(published)
+
+
+def test_every_answer_is_the_referees(published: list[Vector]) -> None:
+    for vector in published:
+        said = answers.referee_answer(vector.log, vector.ask, vector.move)
+        wanted = {k: v for k, v in vector.expect.items() if k != "move"}
+        assert said == wanted, vector.id
+
+
+def test_options_vectors_show_their_value(published: list[Vector]) -> None:
+    """An ``option:X=v`` vector answers differently with another value of X."""
+    for vector in published:
+        if not vector.rule.startswith("option:"):
+            continue
+        name, text = vector.rule.removeprefix("option:").split("=", 1)
+        assert text == rules.value_text(vector.log["options"][name]), vector.id
+        spec = RULESETS[vector.ruleset].option(name)
+        assert spec is not None
+        wanted = {k: v for k, v in vector.expect.items() if k != "move"}
+
+        def differs(
+            other: Any, vector: Vector = vector, name: str = name, wanted: Any = wanted
+        ) -> bool:
+            changed = with_options(vector.log, {name: other})
+            said = answers.referee_answer(changed, vector.ask, vector.move)
+            if vector.ask is Ask.LEGAL_MOVES and "legal_moves" in said:
+                return moves_key(said["legal_moves"]) != moves_key(wanted["legal_moves"])
+            return said != wanted
+
+        others = [v for v in rules.option_values(spec) if v != vector.log["options"][name]]
+        assert any(differs(v) for v in others), vector.id
+
+
+class _Reference:
+    """tests/reference.py as an engine, in this process."""
+
+    name = "reference"
+
+    def ask(self, question: Mapping[str, Any]) -> Reply:
+        return Reply(answer=conformance_reference.answer(dict(question)))
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_second_referee_agrees_with_every_vector_it_can_read(published: list[Vector]) -> None:
+    """The reference of the tests (no arbiter code) gives every answer of every vector, but for
+    setups (it does not check them) and French codes (it reads Spanish ones)."""
+    asked = [v for v in published if not v.rule.startswith("setup:")]
+    run = check(asked, _Reference())
+    failed = [r.vector.id for r in run.results if r.grade is Grade.FAIL]
+    assert not failed
+    unsupported = {r.vector.rule for r in run.results if r.grade is Grade.UNSUPPORTED}
+    assert unsupported == {"french-notation"}
+    assert run.count(Grade.PASS) >= len(asked) - 50
+
+
+# --- the manifest and the export ------------------------------------------------------------------
+
+
+def test_an_altered_file_or_another_version_is_refused(tmp_path: Path) -> None:
+    copy = tmp_path / "kit"
+    shutil.copytree(KIT, copy, ignore=shutil.ignore_patterns("*.py"))
+    with (copy / "tute-2p.jsonl").open("a") as out:
+        out.write("\n")
+    with pytest.raises(KitError, match="SHA-256"):
+        load(copy)
+    manifest = json.loads((copy / MANIFEST).read_text())
+    manifest["kit_version"] = 99
+    (copy / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(KitError, match="kit version 99"):
+        load(copy)
+    with pytest.raises(KitError, match="no readable"):
+        load(tmp_path)
+
+
+def test_the_installed_package_finds_the_published_set() -> None:
+    assert (PUBLISHED / MANIFEST).read_text() == (KIT / MANIFEST).read_text()
+
+
+def test_the_pool_keeps_the_smallest_of_each_facet_within_the_budget() -> None:
+    pool = Pool(per_rule=2, budget=10)
+    log = {"players": ["a", "b"], "deals": [{"events": []}]}
+
+    def sized(n: int) -> dict[str, Any]:
+        return {"players": ["a", "b"], "deals": [{"events": [{}] * n}]}
+
+    for n in (5, 1, 3, 2):
+        pool.offer("r", "x", sized(n), {"replay": {"n": n}})
+    pool.offer("r", "x", sized(1), {"replay": {"n": 1}})  # the same again: not kept twice
+    pool.offer("r", "x", log, {"legal_moves": []})
+    assert [c.size for c in pool.found("r", "x")] == [0, 1, 2]
+    assert [c.size for c in pool.chosen("r", "x")] == [0, 1]
+    assert not pool.wants("r", "x", "replay", 2, 4)
+    assert pool.wants("r", "x", "replay", 2, 1)
+    tight = Pool(per_rule=3, budget=4)
+    for n in (3, 2, 9):
+        tight.offer("r", "y", sized(n), {"replay": {"n": n}})
+    assert [c.size for c in tight.chosen("r", "y")] == [2]  # 2 + 3 would pass the budget
+    alone = Pool(per_rule=3, budget=4)
+    alone.offer("r", "z", sized(9), {"replay": {}})
+    assert [c.size for c in alone.chosen("r", "z")] == [9]  # always at least one
+
+
+def test_export_writes_the_published_set_again_byte_for_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["conformance", "export", "--out", str(tmp_path)]) == 0
+    count = int(capsys.readouterr().out.split()[0])
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == sorted(p.name for p in KIT.iterdir() if p.suffix in (".jsonl", ".json"))
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (KIT / name).read_bytes(), (
+            f"{name} differs: run `arbiter conformance export --out conformance` and commit"
+        )
+    assert count == len(load(tmp_path))
