@@ -159,7 +159,8 @@ def raw_chunks(environ: Mapping[str, Any], limit: int) -> Iterator[bytes]:
 
 def gunzip(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
     """The decoded bytes of gzip data (one member or several), at most ``limit`` of them:
-    413 as soon as the decoded size passes it, 400 when it is not gzip or is cut short."""
+    413 as soon as the decoded size passes it, 400 when it is not gzip or is cut short. No
+    chunk decoded is longer than :data:`CHUNK` (a reader that streams holds no more)."""
     decoder = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     produced = 0
     for chunk in chunks:
@@ -167,7 +168,7 @@ def gunzip(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
         while data:
             try:
                 # At most one byte past the limit: enough to know it is passed.
-                out = decoder.decompress(data, limit + 1 - produced)
+                out = decoder.decompress(data, min(CHUNK, limit + 1 - produced))
             except zlib.error:
                 detail = "The body is labelled gzip (Content-Encoding) but is not gzip data."
                 raise Problem(400, "Bad Request", detail, headers=_CLOSE) from None
