@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Final
 from arbiter.archive.inputs import Input, Task
 from arbiter.archive.options import LOCAL_CLUSTER, Format
 from arbiter.archive.records import ScoringConfig
-from arbiter.archive.runner import Future, Outcome, Progress, Sink, run_task, run_with
+from arbiter.archive.runner import (
+    BLOCK_BYTES,
+    Future,
+    Outcome,
+    Progress,
+    Sink,
+    run_task,
+    run_with,
+)
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -83,6 +91,7 @@ def run_dask(
     fmt: Format,
     sink: Sink,
     progress: Progress,
+    block: int = BLOCK_BYTES,
 ) -> Outcome:
     """The run on the cluster of ``client``: twice as many tasks in flight as it has threads."""
     threads = max(1, sum(client.nthreads().values()))
@@ -91,6 +100,7 @@ def run_dask(
         future: Future = client.submit(run_task, task, config, fmt, pure=False)
         return future
 
+    window = 2 * threads + 2
     return run_with(
-        inputs, config, fmt, sink, progress, submit, 2 * threads + 2, workers_read_gzip=True
+        inputs, config, fmt, sink, progress, submit, window, workers_read_gzip=True, block=block
     )

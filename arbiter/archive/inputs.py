@@ -20,7 +20,7 @@ import os
 import sys
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from typing import BinaryIO, Final, Protocol, TextIO
@@ -57,6 +57,7 @@ class Stream(Protocol):
     """What is read of a file: a binary file, a gzip file, standard input."""
 
     def read(self, size: int = -1, /) -> bytes: ...
+    def read1(self, size: int = -1, /) -> bytes: ...
     def seek(self, offset: int, whence: int = 0, /) -> int: ...
     def tell(self) -> int: ...
     def close(self) -> None: ...
@@ -155,6 +156,8 @@ class Piece:
     end: int | None = None
     texts: tuple[Text, ...] | None = None
     size: int = 0
+    #: what stopped the planner reading the input after ``texts`` (None: nothing)
+    problem: str | None = None
 
 
 #: Pieces scored by one task, in order.
@@ -195,18 +198,25 @@ def plan(
 
 
 def _inline(number: int, item: Input, block: int, max_line: int) -> Iterator[Task]:
-    """Tasks of lines read here, about ``block`` bytes each."""
+    """Tasks of lines read here, about ``block`` bytes each; the last says what stopped the
+    reading, if anything did."""
     texts: list[Text] = []
     size = 0
-    source = open_input(item)
-    for text in split_lines(source.chunks(), max_line):
-        texts.append(text)
-        size += text.size if isinstance(text, Oversized) else len(text) + 1
-        if size >= block:
-            yield (Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=size),)
-            texts, size = [], 0
-    if texts:
-        yield (Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=size),)
+    problem = None
+    try:
+        for text in split_lines(open_input(item).chunks(), max_line):
+            texts.append(text)
+            size += text.size if isinstance(text, Oversized) else len(text) + 1
+            if size >= block:
+                yield (
+                    Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=size),
+                )
+                texts, size = [], 0
+    except InputError as err:
+        problem = str(err)
+    if texts or problem is not None:
+        piece = Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=size)
+        yield (replace(piece, problem=problem),)
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -226,8 +236,8 @@ class Reader:
         try:
             if start or end is not None:
                 yield from _range(self.stream, start, end)
-            else:
-                while chunk := self.stream.read(CHUNK):
+            else:  # read1: what a cut gzip file held before its cut comes out too
+                while chunk := self.stream.read1(CHUNK):
                     yield chunk
         except (OSError, EOFError, zlib.error) as err:
             raise InputError(f"{self.name}: {_reason(err)}") from None
@@ -303,6 +313,8 @@ class _TextAsBytes:
     def read(self, size: int = -1, /) -> bytes:
         return self._text.read(size).encode("utf-8", "surrogatepass")
 
+    read1 = read
+
     def seek(self, offset: int, whence: int = 0, /) -> int:
         raise io.UnsupportedOperation("standard input is read in order")
 
@@ -314,7 +326,7 @@ class _TextAsBytes:
 
 
 def _stdin() -> Stream:
-    buffer: BinaryIO | None = getattr(sys.stdin, "buffer", None)
+    buffer: Stream | None = getattr(sys.stdin, "buffer", None)
     return _TextAsBytes(sys.stdin) if buffer is None else buffer
 
 
@@ -322,6 +334,8 @@ def read_piece(piece: Piece, max_line: int) -> Iterator[Text]:
     """The lines of a piece (blank ones too: they count in the line numbers)."""
     if piece.texts is not None:
         yield from piece.texts
+        if piece.problem is not None:
+            raise InputError(piece.problem)
         return
     reader = open_input(piece)
     if piece.kind is Kind.JSON:

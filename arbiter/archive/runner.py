@@ -177,12 +177,17 @@ class Outcome:
 
 
 def run_here(
-    inputs: Sequence[Input], config: ScoringConfig, fmt: Format, sink: Sink, progress: Progress
+    inputs: Sequence[Input],
+    config: ScoringConfig,
+    fmt: Format,
+    sink: Sink,
+    progress: Progress,
+    block: int = BLOCK_BYTES,
 ) -> Outcome:
     """Every piece scored in this process, each line written as soon as it is scored."""
     outcome = Outcome()
     scorer = Scorer.of(config)
-    for task in plan(inputs, BLOCK_BYTES, config.max_line_bytes, workers_read_gzip=False):
+    for task in plan(inputs, block, config.max_line_bytes, workers_read_gzip=False):
         for piece in task:
             sink.start(piece.input)
             result = PieceResult(piece.input, 0, piece.size)
@@ -206,11 +211,12 @@ def run_with(
     window: int,
     *,
     workers_read_gzip: bool,
+    block: int = BLOCK_BYTES,
 ) -> Outcome:
     """Tasks sent to workers through ``submit``, at most ``window`` in flight, and written in
     order as they come back."""
     outcome = Outcome()
-    tasks = plan(inputs, BLOCK_BYTES, config.max_line_bytes, workers_read_gzip=workers_read_gzip)
+    tasks = plan(inputs, block, config.max_line_bytes, workers_read_gzip=workers_read_gzip)
     for results in ordered(tasks, submit, window):
         for result in results:
             sink.start(result.input)
@@ -228,6 +234,7 @@ def run_processes(
     sink: Sink,
     progress: Progress,
     jobs: int,
+    block: int = BLOCK_BYTES,
 ) -> Outcome:
     """The run in ``jobs`` worker processes of this machine, four tasks in flight for each.
     They read plain NDJSON files themselves; standard input and ``.gz`` files are read here
@@ -240,7 +247,15 @@ def run_processes(
 
         try:
             return run_with(
-                inputs, config, fmt, sink, progress, submit, 4 * jobs, workers_read_gzip=False
+                inputs,
+                config,
+                fmt,
+                sink,
+                progress,
+                submit,
+                4 * jobs,
+                workers_read_gzip=False,
+                block=block,
             )
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
