@@ -3,11 +3,12 @@
 ``replay(log)`` adjudicates a game log and ``validate(log, move)`` judges one proposed move;
 their ``to_dict()`` are the bodies of the HTTP API. :class:`Referee` does the same with sealed
 state tokens and a state cache, as the service does. ``score_lines(lines)`` and
-``score_file(path)`` score archives, one game per line (:mod:`arbiter.archive`). The rules engine itself is the pure package
-:mod:`arbiter.engine`.
+``score_file(path)`` score archives, one game per line (:mod:`arbiter.archive`). The rules
+engine itself is the pure package :mod:`arbiter.engine`.
 
 The service layer (and with it Redis and the crypto) and the archives are imported when first
-used, not by ``import arbiter``: the gunicorn master imports the package before gevent patches the workers.
+used, not by ``import arbiter``: the gunicorn master imports the package before gevent patches
+the workers.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -8,6 +8,7 @@ pieces of any size) must give the same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
@@ -370,6 +371,15 @@ def test_a_reader_that_stops_early_ends_the_output_quietly(archive: Path) -> Non
     assert status in (0, 1)
 
 
+def rulesets_of(path: Path) -> dict[str, Any]:
+    """The ruleset of every line of an NDJSON file that names one, by source."""
+    rulesets = {}
+    for number, text in enumerate(path.read_bytes().split(b"\n"), start=1):
+        with contextlib.suppress(orjson.JSONDecodeError, AttributeError):
+            rulesets[f"{path}:{number}"] = orjson.loads(text).get("ruleset")
+    return rulesets
+
+
 # --- summary -----------------------------------------------------------------------------
 
 
@@ -420,12 +430,7 @@ def test_summary_json_has_the_figures_of_the_lines(archive: Path, tmp_path: Path
     path = archive / "a.ndjson"
     done = run_cli("score", path, "--jobs", "2", "--summary-json", figures_file, "--summary")
     lines = lines_of(done.out)
-    rulesets = {}
-    for number, text in enumerate(path.read_bytes().split(b"\n"), start=1):
-        try:
-            rulesets[f"{path}:{number}"] = orjson.loads(text).get("ruleset")
-        except (orjson.JSONDecodeError, AttributeError):
-            pass
+    rulesets = rulesets_of(path)
     figures = orjson.loads(figures_file.read_bytes())
     assert figures.pop("seconds") >= 0
     assert figures == _summary_of(lines, rulesets)
@@ -529,12 +534,7 @@ def test_csv_has_one_row_per_deal(archive: Path, tmp_path: Path) -> None:
     path = archive / "a.ndjson"
     csv_file = tmp_path / "scores.csv"
     assert run_cli("score", path, "--format", "csv", "--out", csv_file).status == 1
-    rulesets = {}
-    for number, text in enumerate(path.read_bytes().split(b"\n"), start=1):
-        try:
-            rulesets[f"{path}:{number}"] = orjson.loads(text)["ruleset"]
-        except (orjson.JSONDecodeError, KeyError, TypeError):
-            pass
+    rulesets = rulesets_of(path)
     with csv_file.open(newline="", encoding="utf-8") as f:
         table = list(csv.reader(f))
     assert tuple(table[0]) == COLUMNS

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import BinaryIO, Final, Protocol, TextIO
+from typing import Final, Protocol, TextIO
 
 from arbiter.archive.lines import split_lines
 from arbiter.archive.records import Oversized, Text
