@@ -25,8 +25,8 @@ from arbiter.i18n import Lang
 from arbiter.service import Referee
 from arbiter.settings import Settings
 
-#: The batch takes NDJSON, gzip-coded or not.
-BATCH = bodies.Accepts(ndjson=True, gzip=True)
+#: The batch takes NDJSON (only: a JSON document of several lines is no batch), gzip or not.
+BATCH = bodies.Accepts(ndjson=True, gzip=True, json=False)
 
 
 def answer(referee: Referee, settings: Settings, lang: Lang, metrics: Metrics) -> Response:

@@ -52,10 +52,12 @@ _GZIP_NAMES = frozenset({GZIP, "x-gzip"})
 
 @dataclass(frozen=True, slots=True)
 class Accepts:
-    """What an endpoint takes besides a JSON document: NDJSON, a gzip-coded body."""
+    """What an endpoint takes: a JSON document (or not: the batch takes NDJSON only), NDJSON,
+    a gzip-coded body."""
 
     ndjson: bool = False
     gzip: bool = False
+    json: bool = True
 
     @property
     def encodings(self) -> str:
@@ -64,8 +66,9 @@ class Accepts:
 
     @property
     def media_types(self) -> str:
-        types = f"{JSON} (or application/*+json)"
-        return f"{types} or {NDJSON}" if self.ndjson else types
+        types = [f"{JSON} (or application/*+json)"] if self.json else []
+        types += [NDJSON] if self.ndjson else []
+        return " or ".join(types)
 
 
 #: A JSON document, not compressed: every endpoint of today.
@@ -87,7 +90,7 @@ def check_media_type(content_type: str | None, accepts: Accepts = JSON_ONLY) -> 
     mimetype, params = parse_options_header(content_type or "")
     mimetype = mimetype.lower()
     known = mimetype == JSON or _STRUCTURED_JSON.fullmatch(mimetype) is not None
-    if not (known or (accepts.ndjson and mimetype == NDJSON)):
+    if not ((accepts.json and known) or (accepts.ndjson and mimetype == NDJSON)):
         sent = f"{mimetype[:80]!r}" if mimetype else "no Content-Type"
         raise _unsupported(f"Send the body as {accepts.media_types}, not {sent}.", accepts)
     charset = params.get("charset", "utf-8").lower()
