@@ -275,15 +275,26 @@ def test_scoring_time_is_not_charged_to_the_body_deadline(server: Gunicorn) -> N
     assert len(got) == len(lines) and all("error" not in line for line in got), (elapsed, got[-1])
 
 
+def test_a_client_that_sends_all_before_it_reads_gets_the_whole_answer(server: Gunicorn) -> None:
+    """http.client sends the whole body, then reads: the answer waits for it."""
+    lines = [line for line in game_lines(300, seed=30) for _ in range(30)]  # 9,000 games
+    answer = gunicorn_support.request(
+        server.port, "POST", BATCH, ndjson(lines), {"Content-Type": NDJSON}, timeout=120
+    )
+    assert answer.status == 200
+    got = lines_of(answer.body)
+    assert len(got) == 9_000 and all("error" not in line for line in got)
+    assert got[:300] == list(arbiter.score_lines(lines[:300]))
+
+
 def test_over_the_lines_limit_the_client_still_reads_the_whole_answer(server: Gunicorn) -> None:
     lines = game_lines(50, seed=29)
     body = ndjson(lines * 220)  # 11,000 games: 1,000 past the default limit
-    exchange = Exchange(server.port, [body[: len(body) // 2], body[len(body) // 2 :]])
-    exchange.start()
-    exchange.go_on.set()
-    status, _, answer = exchange.read_all()
-    got = lines_of(answer)
-    assert status == 200 and len(got) == 10_001
+    answer = gunicorn_support.request(
+        server.port, "POST", BATCH, body, {"Content-Type": NDJSON}, timeout=120
+    )
+    got = lines_of(answer.body)
+    assert answer.status == 200 and len(got) == 10_001
     assert got[-1]["error"]["title"] == "Too many lines"
     assert got[-1]["source"] == 10_001
     assert orjson.dumps(got[0]) == orjson.dumps(next(arbiter.score_lines(lines[:1])))

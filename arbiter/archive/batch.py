@@ -4,7 +4,9 @@ limits of a batch.
 Lines are scored as the chunks arrive and come out a chunk's worth at a time, so the first lines
 of the answer go out before the last of the body is read. ``source`` is the line number. The
 answer always ends with a reason: past ``max_lines`` games, or when reading the body fails (too
-large, too slow, not gzip...: ``stopped`` names it), the last line is a :func:`stop_line`.
+large, too slow, not gzip...: ``stopped`` names it), the last line is a :func:`stop_line`. Past
+``max_lines`` the rest of the body is read and dropped before the last lines go out, so that a
+client still sending it is not left waiting for a server that waits for it.
 """
 
 from __future__ import annotations
@@ -43,12 +45,15 @@ def score_batch(
     every game scored; ``stopped`` says why reading the body failed (None: a fault of ours,
     which ends the answer as an internal error)."""
     batch = _Batch(scorer, max_lines, observe)
+    body = iter(chunks)
     try:
-        for chunk in chunks:
+        for chunk in body:
             out = batch.lines(batch.splitter.feed(chunk))
-            yield out
             if batch.over:
+                _drain(body)
+                yield out
                 return
+            yield out
         yield batch.lines(batch.splitter.close())
     except Exception as err:
         stop = stopped(err)
@@ -56,6 +61,16 @@ def score_batch(
             _log.exception("a batch failed at line %d", batch.number + 1)
             stop = Stop(500, "Internal error", "the referee failed; the lines above stand")
         yield stop_line(batch.number + 1, stop.status, stop.title, stop.message)
+
+
+def _drain(body: Iterator[bytes]) -> None:
+    """Read the rest of a body (bounded by its limits), unscored: a client that sends all of
+    its body before it reads the answer (most HTTP libraries) then gets to read it."""
+    try:
+        for _ in body:
+            pass
+    except Exception as err:  # whatever stops it, the answer says where the batch stopped
+        _log.info("the rest of a batch over its limits was not read: %s", err)
 
 
 class _Batch:
