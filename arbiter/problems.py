@@ -15,6 +15,8 @@ from typing import Any, Final
 
 import orjson
 
+from arbiter.engine.errors import ArbiterError, ArbiterErrors
+
 #: Longest text of a problem (detail, title, each pointer and message), in characters.
 MAX_TEXT: Final = 300
 #: Largest problem document, in bytes: 100 errors of MAX_TEXT-character pointers and messages
@@ -47,3 +49,11 @@ def error_list(
         if not shown or len(orjson.dumps(listed)) <= room:
             return listed
         shown = shown[: len(shown) // 2]
+
+
+def input_errors(err: ArbiterError) -> tuple[list[dict[str, str]], int]:
+    """The errors of an engine input error (one, or the several of an
+    :class:`~arbiter.engine.errors.ArbiterErrors`) and how many more it only counted."""
+    found = err.errors if isinstance(err, ArbiterErrors) else [err]
+    omitted = err.omitted if isinstance(err, ArbiterErrors) else 0
+    return [{"pointer": e.pointer, "message": e.message} for e in found], omitted

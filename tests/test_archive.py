@@ -139,6 +139,17 @@ def test_pieces_of_a_file_hold_each_line_once_in_order(lines: list[bytes], block
     assert read == ([] if not data else _reference_lines(data, 1000))
 
 
+def test_the_pieces_add_up_to_the_inputs_sizes(tmp_path: Path) -> None:
+    """What the progress bar counts: the bytes of the files (compressed, for .gz)."""
+    folder = write_archive(tmp_path / "archive", games=300)
+    inputs = expand([str(folder)])
+    total = sum(item.size or 0 for item in inputs)
+    for workers_read_gzip in (False, True):
+        tasks = list(plan(inputs, 20_000, 1 << 20, workers_read_gzip=workers_read_gzip))
+        assert len(tasks) > 10
+        assert sum(piece.size for task in tasks for piece in task) == total
+
+
 # --- the library -------------------------------------------------------------------------
 
 

@@ -10,12 +10,15 @@ size of the archive (a few thousand games) and by the timeouts of :func:`run_cli
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+import yaml
 
 import arbiter
 from arbiter.archive.cluster import connect, run_dask
@@ -26,6 +29,7 @@ from arbiter.archive.records import ScoringConfig
 from arbiter.archive.runner import PieceResult, Sink, run_here
 from tests.api_support import NDJSON, make_client
 from tests.archive_support import lines_of, ndjson, run_cli, write_archive
+from tests.gunicorn_support import free_port
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +103,70 @@ def test_the_four_ways_in_give_the_same_lines(archive: Path, tmp_path: Path) -> 
         if cli_line["id"] == cli_line["source"]:  # no id of its own: the source stands for it
             renamed["id"] = number
         assert http_line == renamed
+
+
+# --- the cluster of deploy/dask/daskcluster.yaml ------------------------------------------------
+
+MANIFEST = Path(__file__).resolve().parent.parent / "deploy" / "dask" / "daskcluster.yaml"
+
+
+def _containers() -> dict[str, dict[str, Any]]:
+    cluster = yaml.safe_load(MANIFEST.read_text())
+    assert cluster["apiVersion"] == "kubernetes.dask.org/v1" and cluster["kind"] == "DaskCluster"
+    spec = cluster["spec"]
+    (worker,) = spec["worker"]["spec"]["containers"]
+    (scheduler,) = spec["scheduler"]["spec"]["containers"]
+    ports = {p["port"] for p in spec["scheduler"]["service"]["ports"]}
+    assert 8786 in ports
+    for part in ("worker", "scheduler"):
+        assert spec[part]["spec"]["securityContext"]["runAsUser"] == 10001  # the image's USER
+    return {"worker": worker, "scheduler": scheduler}
+
+
+def test_the_manifest_runs_the_image_of_this_version() -> None:
+    for container in _containers().values():
+        assert container["image"] == f"tute-arbiter-dask:{arbiter.__version__}"
+    assert _containers()["worker"]["args"][:2] == ["dask", "worker"]
+    assert "--nthreads" in _containers()["worker"]["args"]
+
+
+def test_the_manifests_commands_make_a_cluster_the_command_scores_on(
+    archive: Path, tmp_path: Path
+) -> None:
+    """``dask scheduler`` and ``dask worker`` with the manifest's arguments, on loopback (the
+    Service's address replaced by 127.0.0.1), then ``arbiter score --dask tcp://...``."""
+    containers = _containers()
+    port, dashboard = free_port(), free_port()
+    bin_dir = Path(sys.executable).parent
+    scheduler_args = [
+        *containers["scheduler"]["args"],
+        "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", f"127.0.0.1:{dashboard}",
+    ]  # fmt: skip
+    worker_args = containers["worker"]["args"]
+    logs = tmp_path / "dask.log"
+    with logs.open("wb") as log:
+        processes = [_start(bin_dir, scheduler_args, log)]
+        try:
+            for n in range(2):
+                args = [a.replace("$(DASK_WORKER_NAME)", f"worker-{n}") for a in worker_args]
+                args += [f"tcp://127.0.0.1:{port}", "--host", "127.0.0.1", "--no-dashboard"]
+                processes.append(_start(bin_dir, args, log))
+            out = tmp_path / "scores.ndjson"
+            done = run_cli("score", archive, "--dask", f"tcp://127.0.0.1:{port}", "--out", out)
+            assert done.status == 1, done.err + logs.read_text(errors="replace")[-3000:]
+            reference = run_cli("score", archive, "--jobs", "1")
+            assert out.read_bytes() == reference.out
+        finally:
+            for process in reversed(processes):
+                process.terminate()
+            for process in processes:
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=10)
+
+
+def _start(bin_dir: Path, args: list[str], log: Any) -> subprocess.Popen[bytes]:
+    command = [str(bin_dir / args[0]), *args[1:]]
+    return subprocess.Popen(command, stdout=log, stderr=log, cwd="/tmp")

@@ -75,15 +75,18 @@ def _paced(lines: Iterator[bytes], sock: Any) -> Iterator[bytes]:
     out whatever it takes. Between chunks the worker's other connections get a turn (under
     gevent, ``time.sleep(0)`` yields to them: a long batch must not hold them off)."""
     pending = bytearray()
+    sent = 0  # bytes of pending already yielded (dropped from its front now and then)
     for data in lines:
+        if sent > len(pending) // 2:
+            del pending[:sent]
+            sent = 0
         pending += data
-        while pending and (len(pending) > PENDING_BYTES or _writable(sock)):
-            yield bytes(pending[:PIECE])
-            del pending[:PIECE]
+        while sent < len(pending) and (len(pending) - sent > PENDING_BYTES or _writable(sock)):
+            yield bytes(pending[sent : sent + PIECE])
+            sent = min(sent + PIECE, len(pending))
         time.sleep(0)
-    while pending:
-        yield bytes(pending[:OUT_CHUNK])
-        del pending[:OUT_CHUNK]
+    for start in range(sent, len(pending), OUT_CHUNK):
+        yield bytes(pending[start : start + OUT_CHUNK])
 
 
 def _writable(sock: Any) -> bool:

@@ -22,8 +22,8 @@ import orjson
 from flask import Flask, Response, current_app, g
 from werkzeug.exceptions import HTTPException
 
-from arbiter.engine.errors import ArbiterError, ArbiterErrors
-from arbiter.problems import MAX_PROBLEM_BYTES, clip, error_list
+from arbiter.engine.errors import ArbiterError
+from arbiter.problems import MAX_PROBLEM_BYTES, clip, error_list, input_errors
 from arbiter.settings import Settings
 
 PROBLEM_JSON = "application/problem+json"
@@ -89,9 +89,10 @@ class Problem(Exception):
 
     @classmethod
     def from_arbiter_error(cls, err: ArbiterError, prefix: str = "") -> Problem:
-        found = err.errors if isinstance(err, ArbiterErrors) else [err]
-        listed = [{"pointer": prefix + e.pointer, "message": e.message} for e in found]
-        return cls.invalid(listed, omitted=err.omitted if isinstance(err, ArbiterErrors) else 0)
+        listed, omitted = input_errors(err)
+        for error in listed:
+            error["pointer"] = prefix + error["pointer"]
+        return cls.invalid(listed, omitted=omitted)
 
 
 def problem_document(

@@ -16,6 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import orjson
@@ -68,6 +69,8 @@ def score(args: argparse.Namespace) -> int:
         return EXIT_OK
     except (OSError, DaskUnavailable) as err:  # the output (a full disk...), the scheduler
         return _fail(err)
+    except BrokenProcessPool:
+        return _fail("a worker process died (out of memory?); the output is incomplete")
     seconds = time.perf_counter() - started
     return _report(args, console, outcome, seconds)
 
@@ -88,7 +91,12 @@ def _run(
 ) -> Outcome:
     if dask is not None:
         with connect(dask, jobs) as client:
-            return run_dask(client, inputs, config, fmt, sink, progress)
+            try:
+                return run_dask(client, inputs, config, fmt, sink, progress)
+            except (OSError, DaskUnavailable):  # ours: the output, or already said
+                raise
+            except Exception as err:  # a worker lost, the scheduler gone...: Dask's own words
+                raise DaskUnavailable(f"the run on Dask failed: {err!r}") from None
     if jobs == 1:
         return run_here(inputs, config, fmt, sink, progress)
     return run_processes(inputs, config, fmt, sink, progress, jobs)

@@ -14,6 +14,7 @@ processes, which keeps memory bounded: a worker returns a piece's results at onc
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
@@ -199,24 +200,30 @@ def plan(
 
 def _inline(number: int, item: Input, block: int, max_line: int) -> Iterator[Task]:
     """Tasks of lines read here, about ``block`` bytes each; the last says what stopped the
-    reading, if anything did."""
+    reading, if anything did. A piece's ``size`` is the bytes of the file it took (compressed,
+    for a ``.gz``: what the progress of a run counts)."""
     texts: list[Text] = []
-    size = 0
+    size, taken = 0, 0
     problem = None
+    reader = open_input(item)
+
+    def piece() -> Piece:
+        nonlocal taken
+        position = reader.position
+        done, taken = (size, taken) if position is None else (position - taken, position)
+        return Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=done)
+
     try:
-        for text in split_lines(open_input(item).chunks(), max_line):
+        for text in split_lines(reader.chunks(), max_line):
             texts.append(text)
             size += text.size if isinstance(text, Oversized) else len(text) + 1
             if size >= block:
-                yield (
-                    Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=size),
-                )
+                yield (piece(),)
                 texts, size = [], 0
     except InputError as err:
         problem = str(err)
     if texts or problem is not None:
-        piece = Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=size)
-        yield (replace(piece, problem=problem),)
+        yield (replace(piece(), problem=problem),)
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -225,10 +232,18 @@ def _inline(number: int, item: Input, block: int, max_line: int) -> Iterator[Tas
 class Reader:
     """The decoded bytes of one input, in chunks; :class:`InputError` when they cannot be read."""
 
-    def __init__(self, stream: Stream, name: str, kind: Kind) -> None:
+    def __init__(self, stream: Stream, name: str, kind: Kind, raw: Stream | None = None) -> None:
         self.stream = stream
         self.name = name
         self.kind = kind
+        self._raw = raw  # the file under a gzip stream
+        #: how far into the file reading has got (None: standard input, which cannot say)
+        self.position: int | None = None if kind is Kind.STDIN else 0
+
+    def _advance(self) -> None:
+        if self.position is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.position = (self._raw or self.stream).tell()
 
     def chunks(self, start: int = 0, end: int | None = None) -> Iterator[bytes]:
         """The bytes of the lines that start in ``[start, end)`` (a seekable plain file), or all
@@ -238,6 +253,7 @@ class Reader:
                 yield from _range(self.stream, start, end)
             else:  # read1: what a cut gzip file held before its cut comes out too
                 while chunk := self.stream.read1(CHUNK):
+                    self._advance()
                     yield chunk
         except (OSError, EOFError, zlib.error) as err:
             raise InputError(f"{self.name}: {_reason(err)}") from None
@@ -300,7 +316,7 @@ def open_input(item: Input | Piece) -> Reader:
     except OSError as err:
         raise InputError(f"cannot read {name}: {err.strerror}") from None
     if item.kind is Kind.GZIP:
-        return Reader(gzip.GzipFile(fileobj=raw, mode="rb"), name, item.kind)
+        return Reader(gzip.GzipFile(fileobj=raw, mode="rb"), name, item.kind, raw)
     return Reader(raw, name, item.kind)
 
 

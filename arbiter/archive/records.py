@@ -21,10 +21,10 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
-from arbiter.engine.errors import ArbiterError, ArbiterErrors
+from arbiter.engine.errors import ArbiterError
 from arbiter.i18n import Lang
 from arbiter.jsontext import JsonTextError, loads
-from arbiter.problems import error_list
+from arbiter.problems import error_list, input_errors
 from arbiter.service import Referee
 from arbiter.settings import Settings
 
@@ -163,9 +163,7 @@ class Scorer:
         try:
             body = self.referee.score(log).scores_dict(self.config.lang)
         except ArbiterError as err:
-            found = err.errors if isinstance(err, ArbiterErrors) else [err]
-            listed = [{"pointer": e.pointer, "message": e.message} for e in found]
-            omitted = err.omitted if isinstance(err, ArbiterErrors) else 0
+            listed, omitted = input_errors(err)
             return line_error(LineError.INVALID_LOG, listed, omitted, self.config.max_errors), None
         except Exception as err:  # a fault of the referee must not stop a run of millions
             _log.error("the referee failed on a line: %r", err)
