@@ -28,12 +28,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import arbiter
-from arbiter.archive.formats import COLUMNS, MAX_SEATS
+from arbiter.archive.formats import COLUMNS, MAX_SEATS, open_writer
 from arbiter.archive.inputs import Input, Kind, expand, plan, read_piece
 from arbiter.archive.lines import split_lines
 from arbiter.archive.options import Format
 from arbiter.archive.records import MAX_ID_LENGTH, Oversized, ScoringConfig
-from arbiter.archive.runner import Sink, run_here, run_task, run_with
+from arbiter.archive.runner import Job, Sink, run_here, run_task, run_with
 from arbiter.archive.summary import Summary
 from arbiter.jsontext import JsonTextError, loads
 from arbiter.settings import Settings
@@ -241,19 +241,14 @@ class _Done:
 
 def _run(inputs: list[Input], fmt: Format, way: str, block: int) -> bytes:
     out = io.BytesIO()
-    from arbiter.archive.formats import open_writer
-
     sink = Sink(inputs, writer=open_writer(fmt, None, out))
     config = ScoringConfig()
+    job = Job(inputs, config, fmt, sink, lambda result: None)
     if way == "here":
-        run_here(inputs, config, fmt, sink, lambda result: None, block)
+        run_here(job, block)
     else:  # the workers' path, run_task called here: tasks of any size, in a window
         run_with(
-            inputs,
-            config,
-            fmt,
-            sink,
-            lambda result: None,
+            job,
             lambda task: _Done(run_task(task, config, fmt)),
             3,
             workers_read_gzip=way == "workers-read-gzip",

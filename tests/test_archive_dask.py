@@ -26,7 +26,7 @@ from arbiter.archive.formats import open_writer
 from arbiter.archive.inputs import expand
 from arbiter.archive.options import Format
 from arbiter.archive.records import ScoringConfig
-from arbiter.archive.runner import PieceResult, Sink, run_here
+from arbiter.archive.runner import Job, PieceResult, Sink, run_here
 from tests.api_support import NDJSON, make_client
 from tests.archive_support import lines_of, ndjson, run_cli, write_archive
 from tests.gunicorn_support import free_port
@@ -54,10 +54,8 @@ def _scored(way: str, folder: Path, fmt: Format, client: Any = None, block: int 
     out = io.BytesIO()
     sink = Sink(inputs, writer=open_writer(fmt, None, out))
     done: list[PieceResult] = []
-    if way == "dask":
-        outcome = run_dask(client, inputs, ScoringConfig(), fmt, sink, done.append, block)
-    else:
-        outcome = run_here(inputs, ScoringConfig(), fmt, sink, done.append)
+    job = Job(inputs, ScoringConfig(), fmt, sink, done.append)
+    outcome = run_dask(client, job, block) if way == "dask" else run_here(job)
     sink.close()
     assert outcome.problems == [] and done
     return out.getvalue()

@@ -27,7 +27,7 @@ from arbiter.api.bodies import CHUNK, gunzip
 from tests import gunicorn_support
 from tests.api_support import NDJSON, PROBLEM_JSON, make_client, metric_value
 from tests.archive_support import game_lines, lines_of, mixed_lines, ndjson
-from tests.gunicorn_support import HOST, Gunicorn
+from tests.gunicorn_support import HOST, Gunicorn, parse_head
 
 BATCH = "/v1/scores/batch"
 
@@ -208,14 +208,9 @@ class Exchange:
         while chunk := self.sock.recv(65536):
             data += chunk
         self.sock.close()
-        head, _, rest = data.partition(b"\r\n\r\n")
-        status_line, *header_lines = head.decode("latin-1").split("\r\n")
-        headers = {}
-        for line in header_lines:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
+        status, headers, rest = parse_head(data)
         assert headers.get("transfer-encoding") == "chunked", headers
-        return int(status_line.split()[1]), headers, _dechunk(rest)
+        return status, headers, _dechunk(rest)
 
 
 def _dechunk(data: bytes) -> bytes:

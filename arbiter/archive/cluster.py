@@ -15,21 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from arbiter.archive.inputs import Input, Task
-from arbiter.archive.options import LOCAL_CLUSTER, Format
-from arbiter.archive.records import ScoringConfig
-from arbiter.archive.runner import (
-    BLOCK_BYTES,
-    Future,
-    Outcome,
-    Progress,
-    Sink,
-    run_task,
-    run_with,
-)
+from arbiter.archive.inputs import Task
+from arbiter.archive.options import LOCAL_CLUSTER
+from arbiter.archive.runner import BLOCK_BYTES, Future, Job, Outcome, run_task, run_with
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -84,23 +75,12 @@ def connect(address: str, workers: int) -> Iterator[Client]:
         yield client
 
 
-def run_dask(
-    client: Client,
-    inputs: Sequence[Input],
-    config: ScoringConfig,
-    fmt: Format,
-    sink: Sink,
-    progress: Progress,
-    block: int = BLOCK_BYTES,
-) -> Outcome:
+def run_dask(client: Client, job: Job, block: int = BLOCK_BYTES) -> Outcome:
     """The run on the cluster of ``client``: twice as many tasks in flight as it has threads."""
     threads = max(1, sum(client.nthreads().values()))
 
     def submit(task: Task) -> Future:
-        future: Future = client.submit(run_task, task, config, fmt, pure=False)
+        future: Future = client.submit(run_task, task, job.config, job.fmt, pure=False)
         return future
 
-    window = 2 * threads + 2
-    return run_with(
-        inputs, config, fmt, sink, progress, submit, window, workers_read_gzip=True, block=block
-    )
+    return run_with(job, submit, 2 * threads + 2, workers_read_gzip=True, block=block)

@@ -35,7 +35,14 @@ from arbiter.archive.formats import Writer, open_writer
 from arbiter.archive.inputs import SUFFIXES, Input, InputError, expand
 from arbiter.archive.options import Format, available_cpus
 from arbiter.archive.records import ScoringConfig
-from arbiter.archive.runner import Outcome, PieceResult, Sink, run_here, run_processes
+from arbiter.archive.runner import (
+    Job,
+    Outcome,
+    PieceResult,
+    Sink,
+    run_here,
+    run_processes,
+)
 from arbiter.archive.summary import Summary, table
 from arbiter.cli import EXIT_BAD_INPUT, EXIT_BREACH, EXIT_OK
 from arbiter.settings import Settings, SettingsError
@@ -62,7 +69,7 @@ def score(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         with _progress(console, inputs, show=not args.quiet and console.is_terminal) as progress:
-            outcome = _run(args.dask, jobs, inputs, config, fmt, sink, progress)
+            outcome = _run(args.dask, jobs, Job(inputs, config, fmt, sink, progress))
             sink.close()
     except BrokenPipeError:
         _quiet_stdout()
@@ -80,26 +87,18 @@ def _fail(err: BaseException | str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _run(
-    dask: str | None,
-    jobs: int,
-    inputs: Sequence[Input],
-    config: ScoringConfig,
-    fmt: Format,
-    sink: Sink,
-    progress: _Bar,
-) -> Outcome:
+def _run(dask: str | None, jobs: int, job: Job) -> Outcome:
     if dask is not None:
         with connect(dask, jobs) as client:
             try:
-                return run_dask(client, inputs, config, fmt, sink, progress)
+                return run_dask(client, job)
             except (OSError, DaskUnavailable):  # ours: the output, or already said
                 raise
             except Exception as err:  # a worker lost, the scheduler gone...: Dask's own words
                 raise DaskUnavailable(f"the run on Dask failed: {err!r}") from None
     if jobs == 1:
-        return run_here(inputs, config, fmt, sink, progress)
-    return run_processes(inputs, config, fmt, sink, progress, jobs)
+        return run_here(job)
+    return run_processes(job, jobs)
 
 
 def _report(args: argparse.Namespace, console: Console, outcome: Outcome, seconds: float) -> int:

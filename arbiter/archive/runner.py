@@ -168,6 +168,18 @@ Submit = Callable[[Task], Future]
 Progress = Callable[[PieceResult], None]
 
 
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A run: its inputs, how lines are scored and written, where they go, who is told of
+    each piece done."""
+
+    inputs: Sequence[Input]
+    config: ScoringConfig
+    fmt: Format
+    sink: Sink
+    progress: Progress
+
+
 @dataclass(slots=True)
 class Outcome:
     """What a run found: its summary and what stopped the reading of some input."""
@@ -176,66 +188,43 @@ class Outcome:
     problems: list[str] = field(default_factory=list)
 
 
-def run_here(
-    inputs: Sequence[Input],
-    config: ScoringConfig,
-    fmt: Format,
-    sink: Sink,
-    progress: Progress,
-    block: int = BLOCK_BYTES,
-) -> Outcome:
+def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     """Every piece scored in this process, each line written as soon as it is scored."""
     outcome = Outcome()
-    scorer = Scorer.of(config)
-    for task in plan(inputs, block, config.max_line_bytes, workers_read_gzip=False):
+    scorer = Scorer.of(job.config)
+    for task in plan(job.inputs, block, job.config.max_line_bytes, workers_read_gzip=False):
         for piece in task:
-            sink.start(piece.input)
+            job.sink.start(piece.input)
             result = PieceResult(piece.input, 0, piece.size)
 
             def write(scored: Scored, result: PieceResult = result) -> None:
                 result.summary.add(scored)
-                sink.put(scored.index, scored.given_id, payload(fmt, scored))
+                job.sink.put(scored.index, scored.given_id, payload(job.fmt, scored))
 
             result.lines, result.problem = each(scored_lines(piece, scorer), write)
-            _done(result, sink, outcome, progress)
+            _done(job, result, outcome)
     return outcome
 
 
 def run_with(
-    inputs: Sequence[Input],
-    config: ScoringConfig,
-    fmt: Format,
-    sink: Sink,
-    progress: Progress,
-    submit: Submit,
-    window: int,
-    *,
-    workers_read_gzip: bool,
-    block: int = BLOCK_BYTES,
+    job: Job, submit: Submit, window: int, *, workers_read_gzip: bool, block: int = BLOCK_BYTES
 ) -> Outcome:
     """Tasks sent to workers through ``submit``, at most ``window`` in flight, and written in
     order as they come back."""
     outcome = Outcome()
-    tasks = plan(inputs, block, config.max_line_bytes, workers_read_gzip=workers_read_gzip)
+    max_line = job.config.max_line_bytes
+    tasks = plan(job.inputs, block, max_line, workers_read_gzip=workers_read_gzip)
     for results in ordered(tasks, submit, window):
         for result in results:
-            sink.start(result.input)
+            job.sink.start(result.input)
             for item in result.items:
-                sink.put(*item)
+                job.sink.put(*item)
             result.items = []
-            _done(result, sink, outcome, progress)
+            _done(job, result, outcome)
     return outcome
 
 
-def run_processes(
-    inputs: Sequence[Input],
-    config: ScoringConfig,
-    fmt: Format,
-    sink: Sink,
-    progress: Progress,
-    jobs: int,
-    block: int = BLOCK_BYTES,
-) -> Outcome:
+def run_processes(job: Job, jobs: int, block: int = BLOCK_BYTES) -> Outcome:
     """The run in ``jobs`` worker processes of this machine, four tasks in flight for each.
     They read plain NDJSON files themselves; standard input and ``.gz`` files are read here
     and sent as lines (a worker returns a task's results at once, and a task stays small)."""
@@ -243,20 +232,10 @@ def run_processes(
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_interrupts) as pool:
 
         def submit(task: Task) -> Future:
-            return pool.submit(run_task, task, config, fmt)
+            return pool.submit(run_task, task, job.config, job.fmt)
 
         try:
-            return run_with(
-                inputs,
-                config,
-                fmt,
-                sink,
-                progress,
-                submit,
-                4 * jobs,
-                workers_read_gzip=False,
-                block=block,
-            )
+            return run_with(job, submit, 4 * jobs, workers_read_gzip=False, block=block)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
@@ -268,12 +247,12 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _done(result: PieceResult, sink: Sink, outcome: Outcome, progress: Progress) -> None:
-    sink.finish(result.lines)
+def _done(job: Job, result: PieceResult, outcome: Outcome) -> None:
+    job.sink.finish(result.lines)
     outcome.summary.merge(result.summary)
     if result.problem is not None:
         outcome.problems.append(result.problem)
-    progress(result)
+    job.progress(result)
 
 
 def ordered(tasks: Iterable[Task], submit: Submit, window: int) -> Iterator[list[PieceResult]]:
