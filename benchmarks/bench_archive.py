@@ -260,7 +260,7 @@ def http(work: Path, logs_by_ruleset: dict[str, list[bytes]], seconds: float) ->
 
 def _batches(server: harness.Server, body: bytes, seconds: float) -> dict[str, float]:
     """POST /v1/scores/batch of BATCH_LINES games, one after another, for ``seconds``."""
-    from benchmarks.gunicorn_support import request
+    request = harness.gunicorn_support.request  # the harness's own helpers
 
     headers = {"Content-Type": "application/x-ndjson"}
     request(server.port, "POST", "/v1/scores/batch", body, headers, timeout=120)  # warm-up
