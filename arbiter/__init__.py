@@ -2,11 +2,14 @@
 
 ``replay(log)`` adjudicates a game log and ``validate(log, move)`` judges one proposed move;
 their ``to_dict()`` are the bodies of the HTTP API. :class:`Referee` does the same with sealed
-state tokens and a state cache, as the service does. The rules engine itself is the pure package
-:mod:`arbiter.engine`; :data:`BUILD` says whether it runs compiled (mypyc) or as Python.
+state tokens and a state cache, as the service does. ``score_lines(lines)`` and
+``score_file(path)`` score archives, one game per line (:mod:`arbiter.archive`). The rules
+engine itself is the pure package :mod:`arbiter.engine`; :data:`BUILD` says whether it runs
+compiled (mypyc) or as Python.
 
-The service layer (and with it Redis and the crypto) is imported when first used, not by
-``import arbiter``: the gunicorn master imports the package before gevent patches the workers.
+The service layer (and with it Redis and the crypto) and the archives are imported when first
+used, not by ``import arbiter``: the gunicorn master imports the package before gevent patches
+the workers.
 """
 
 import sys
@@ -26,6 +29,7 @@ if _why:
     print(_why, file=sys.stderr)
 
 if TYPE_CHECKING:
+    from arbiter.archive.library import score_file, score_lines
     from arbiter.report import Replay, Verdict
     from arbiter.service import Referee, UnknownState
 
@@ -37,6 +41,8 @@ __all__ = [
     "Verdict",
     "__version__",
     "replay",
+    "score_file",
+    "score_lines",
     "validate",
 ]
 
@@ -64,4 +70,8 @@ def __getattr__(name: str) -> Any:
         from arbiter import service
 
         return getattr(service, name)
+    if name in ("score_lines", "score_file"):
+        from arbiter.archive import library
+
+        return getattr(library, name)
     raise AttributeError(f"module 'arbiter' has no attribute {name!r}")

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from arbiter import BUILD, __version__, replay, validate
+from arbiter.archive import options as archive_options
+from arbiter.archive.options import LOCAL_CLUSTER, Format
 from arbiter.engine.errors import ArbiterError
 from arbiter.i18n import LANGS
 from arbiter.jsontext import JsonTextError, loads
@@ -82,6 +84,31 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--lang", choices=LANGS, default="en", help="language of the messages")
     val.set_defaults(func=_validate)
 
+    sco = sub.add_parser(
+        "score",
+        help="score an archive: one game per line, in input order",
+        description=(
+            "Score recorded games: NDJSON files (one log per line, .gz too), .json logs, "
+            "folders of them, or - for standard input. One line out per game, in input order."
+        ),
+    )
+    sco.add_argument("paths", nargs="+", metavar="PATH", help="a file, a folder, or -")
+    sco.add_argument(
+        "--out", metavar="FILE|DIR", help="a file, or a folder (one part per input file)"
+    )
+    sco.add_argument("--format", choices=[f.value for f in Format], default=Format.NDJSON.value)
+    sco.add_argument(
+        "--jobs", type=archive_options.jobs, metavar="N", help="processes (default: the CPUs)"
+    )
+    sco.add_argument(
+        "--dask", metavar=f"ADDRESS|{LOCAL_CLUSTER}", help="a Dask scheduler, or a local cluster"
+    )
+    sco.add_argument("--lang", choices=LANGS, default="en", help="language of the messages")
+    sco.add_argument("--summary", action="store_true", help="print the figures at the end")
+    sco.add_argument("--summary-json", metavar="FILE", help="write the figures as JSON")
+    sco.add_argument("--quiet", action="store_true", help="no progress bar")
+    sco.set_defaults(func=_score)
+
     srv = sub.add_parser("serve", help="serve the HTTP API with gunicorn")
     srv.add_argument("--host", default="127.0.0.1")
     srv.add_argument("--port", type=int, default=8000)
@@ -138,6 +165,12 @@ def _validate(args: argparse.Namespace) -> int:
             moves = ", ".join(_move_text(m) for m in verdict["legal_moves"])
             print(f"legal moves: {moves}")
     return EXIT_OK if verdict["legal"] else EXIT_BREACH
+
+
+def _score(args: argparse.Namespace) -> int:
+    from arbiter.archive.command import score
+
+    return score(args)
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -61,8 +61,14 @@ class Settings:
     max_name_length: int = 64
     #: errors listed in one problem (the rest are counted); 1..MAX_ERRORS_CEILING
     max_errors: int = 50
-    #: seconds a request body may take to arrive, from the end of its head (408 beyond)
+    #: seconds a request body may take to arrive, from the end of its head (408 beyond); the
+    #: time the server spends between reads (scoring a streamed batch) does not count
     body_timeout: float = 10.0
+    #: most games (non-blank lines) in one POST /v1/scores/batch; the answer ends with an
+    #: error line past them
+    batch_max_lines: int = 10_000
+    #: largest body of one POST /v1/scores/batch, decoded (gzip) or not
+    batch_max_bytes: int = 64 * 1024 * 1024
     #: log level of the service's own logger
     log_level: str = "INFO"
     #: state cache: auto (cluster if REDIS_CLUSTER_URL, redis if REDIS_URL, else memory),
@@ -111,6 +117,8 @@ class Settings:
             max_name_length=_number(env, "ARBITER_MAX_NAME_LENGTH", d.max_name_length, int),
             max_errors=_number(env, "ARBITER_MAX_ERRORS", d.max_errors, int),
             body_timeout=_number(env, "ARBITER_BODY_TIMEOUT", d.body_timeout, float),
+            batch_max_lines=_number(env, "ARBITER_BATCH_MAX_LINES", d.batch_max_lines, int),
+            batch_max_bytes=_number(env, "ARBITER_BATCH_MAX_BYTES", d.batch_max_bytes, int),
             log_level=env.get("ARBITER_LOG_LEVEL", d.log_level).upper(),
             cache=env.get("ARBITER_CACHE", d.cache).lower() or d.cache,
             redis_url=env.get("REDIS_URL") or None,
@@ -195,6 +203,8 @@ class Settings:
                 ) from None
         if self.max_body_bytes <= 0:
             raise SettingsError("ARBITER_MAX_BODY_BYTES must be > 0")
+        if self.batch_max_lines <= 0 or self.batch_max_bytes <= 0:
+            raise SettingsError("ARBITER_BATCH_MAX_LINES and ARBITER_BATCH_MAX_BYTES must be > 0")
         if not 1 <= self.max_errors <= MAX_ERRORS_CEILING:
             raise SettingsError(f"ARBITER_MAX_ERRORS must be from 1 to {MAX_ERRORS_CEILING}")
         if not self.body_timeout > 0:

@@ -7,9 +7,9 @@ greenlet, a few KB, instead of one of a few threads), with deadlines and problem
   included, ``keepalive`` seconds to arrive (``ARBITER_KEEPALIVE``), then closes the connection;
   :meth:`Worker.check_config` refuses ``keepalive = 0``, under which gunicorn reads a first
   head without any deadline.
-- **Request body**: ``wsgi.input`` raises :class:`BodyTimeout` (a :class:`TimeoutError`) once the
-  body has taken longer than ``ARBITER_BODY_TIMEOUT`` seconds from the end of its head, and
-  the app answers 408 (:mod:`arbiter.api.bodies`).
+- **Request body**: ``wsgi.input`` raises :class:`BodyTimeout` (a :class:`TimeoutError`) once
+  reading the body has waited ``ARBITER_BODY_TIMEOUT`` seconds in all, and the app answers 408
+  (:mod:`arbiter.api.bodies`); the app's own work between reads does not count.
 - **Spreading**: a connection is closed after :data:`KEEPALIVE_REQUESTS` answers, so that
   long-lived connections do not stay piled on one worker.
 - **Closing**: an answer carrying ``Connection: close`` (a body refused before it was all read)
@@ -78,19 +78,25 @@ class BodyTimeout(TimeoutError):
 
 
 class DeadlineInput:
-    """``wsgi.input`` whose reads raise :class:`BodyTimeout` past ``deadline``
-    (:func:`time.monotonic`); gevent interrupts a read that is waiting for the client."""
+    """``wsgi.input`` whose reads raise :class:`BodyTimeout` once they have waited ``seconds``
+    in all; gevent interrupts a read that is waiting for the client. Only the time spent
+    waiting for the body counts: an app that reads, works, then reads again (a streamed batch,
+    :mod:`arbiter.api.batch`) is not charged for its own work, while a client that sends
+    slowly is for every wait."""
 
-    def __init__(self, stream: Any, deadline: float) -> None:
+    def __init__(self, stream: Any, seconds: float) -> None:
         self._stream = stream
-        self._deadline = deadline
+        self._left = seconds
 
     def _call(self, method: Callable[..., Any], *args: Any) -> Any:
-        remaining = self._deadline - time.monotonic()
-        if remaining <= 0:
+        if self._left <= 0:
             raise BodyTimeout("the request body took too long")
-        with gevent.Timeout(remaining, BodyTimeout("the request body took too long")):
-            return method(*args)
+        began = time.monotonic()
+        try:
+            with gevent.Timeout(self._left, BodyTimeout("the request body took too long")):
+                return method(*args)
+        finally:
+            self._left -= time.monotonic() - began
 
     def read(self, size: int | None = None) -> bytes:
         data: bytes = self._call(self._stream.read, size)
@@ -160,9 +166,7 @@ def with_deadlines(app: WsgiApp, body_timeout: float) -> WsgiApp:
     def wrapped(
         environ: MutableMapping[str, Any], start_response: Callable[..., Any]
     ) -> Iterable[bytes]:
-        environ["wsgi.input"] = DeadlineInput(
-            environ["wsgi.input"], time.monotonic() + body_timeout
-        )
+        environ["wsgi.input"] = DeadlineInput(environ["wsgi.input"], body_timeout)
         closing = False
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:

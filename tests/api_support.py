@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import yaml
 from flask import Flask
@@ -44,6 +45,7 @@ SPEC_FILE = ROOT / "api_spec" / "openapi.yaml"
 EXAMPLES_DIR = ROOT / "examples"
 PROBLEM_JSON = "application/problem+json"
 JSON = "application/json"
+NDJSON = "application/x-ndjson"
 _SPEC_URI = "urn:tute-arbiter:openapi"
 _METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 
@@ -154,6 +156,10 @@ def assert_conforms(response: TestResponse, path: str | None, method: str) -> No
             escape(response.mimetype),
         )
     )
+    if response.mimetype == NDJSON:  # every line is one instance of the schema
+        for line in response.get_data().splitlines():
+            assert_matches_schema(orjson.loads(line), pointer + "/schema")
+        return
     assert_matches_schema(response.get_json(), pointer + "/schema")
 
 
@@ -226,8 +232,6 @@ def random_game(ruleset: str, seed: int, **kwargs: Any) -> dict[str, Any]:
 
 def padded_body(log: dict[str, Any], size: int) -> bytes:
     """``log`` as JSON, padded with trailing whitespace to exactly ``size`` bytes."""
-    import orjson
-
     raw = orjson.dumps(log)
     assert len(raw) <= size, f"the log alone is {len(raw)} bytes"
     return raw + b" " * (size - len(raw))

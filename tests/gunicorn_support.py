@@ -34,6 +34,7 @@ __all__ = [
     "Gunicorn",
     "environment",
     "free_port",
+    "parse_head",
     "post_json",
     "read_response",
     "request",
@@ -96,16 +97,22 @@ def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
         if not chunk:
             raise ConnectionError(f"connection closed after {data[:200]!r}")
         data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    status_line, *header_lines = head.decode("latin-1").split("\r\n")
-    headers = {}
-    for line in header_lines:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
+    status, headers, rest = parse_head(data)
     length = int(headers["content-length"])
     while len(rest) < length:
         chunk = sock.recv(65536)
         if not chunk:
             raise ConnectionError(f"body cut at {len(rest)} of {length} bytes")
         rest += chunk
-    return int(status_line.split()[1]), headers, rest[:length]
+    return status, headers, rest[:length]
+
+
+def parse_head(data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """An HTTP/1.1 response's status, its headers (names in lower case), and what follows them."""
+    head, _, rest = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(status_line.split()[1]), headers, rest

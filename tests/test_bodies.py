@@ -1,8 +1,8 @@
 """Request bodies (arbiter/api/bodies.py) and bounded problems, tested directly.
 
-The bounded, streaming gzip decoding is the mechanism the archive batch endpoint will use
-(``Accepts(gzip=True, ndjson=True)``); no endpoint takes gzip yet, so it is tested here, on its
-own and through a Flask request. Also: reading with and without a Content-Length, the media
+The bounded, streaming gzip decoding is the mechanism of the archive batch endpoint
+(``POST /v1/scores/batch``, tested in tests/test_batch.py); it is tested here on its own and
+through a Flask request. Also: reading with and without a Content-Length, the media
 types and codings each policy takes, the bounded schema check against marshmallow's own, and
 problem documents that stay small whatever they are given.
 """

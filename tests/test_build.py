@@ -72,12 +72,17 @@ def answers() -> list[str]:
     return out
 
 
+needs_compiled = pytest.mark.skipif(
+    not COMPILED, reason="the pure build runs (ARBITER_PURE=1, or none compiled: make compile)"
+)
+
+
 def test_compiled_is_required_where_asked() -> None:
     if os.environ.get("ARBITER_REQUIRE_COMPILED") == "1":
         assert COMPILED, "ARBITER_REQUIRE_COMPILED=1 but the pure build runs (make compile)"
 
 
-@pytest.mark.skipif(not COMPILED, reason="the compiled build is not built here (no C compiler)")
+@needs_compiled
 def test_both_builds_answer_byte_for_byte_alike() -> None:
     script = "from tests.test_build import answers; print('\\n'.join(answers()))"
     env = {**os.environ, "ARBITER_PURE": "1"}
@@ -110,7 +115,7 @@ def test_arbiter_pure_loads_the_sources() -> None:
     assert build == "pure" and path.endswith("state.py")
 
 
-@pytest.mark.skipif(not COMPILED, reason="the compiled build is not built here (no C compiler)")
+@needs_compiled
 def test_a_stale_compiled_build_is_not_used(tmp_path: Path) -> None:
     copy = tmp_path / "tree"
     shutil.copytree(ROOT / "arbiter", copy / "arbiter", ignore=shutil.ignore_patterns("web"))

@@ -28,6 +28,7 @@ stateful phase does not apply: the contract declares no links between operations
 from __future__ import annotations
 
 import copy
+import json
 import random
 from functools import cache
 from pathlib import Path
@@ -53,6 +54,7 @@ SPEC: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
 APP = create_app(Settings())  # the defaults, whatever the environment says (no Redis)
 SEED = 20240601
 
+BATCH = "/v1/scores/batch"
 #: Statuses a schema-valid request may get on the POST operations (see the module docstring).
 POST_POSITIVE_STATUSES = ["2xx", "409", "422"]
 
@@ -65,6 +67,16 @@ def _config(mode: str) -> schemathesis.Config:
             "phases": {"stateful": {"enabled": False}},
             "operations": [
                 {
+                    # A batch answers 200 to any NDJSON: a line that is not a valid log is an
+                    # error line (test_contract_negative checks that each is), not a 4xx.
+                    "include-path": BATCH,
+                    "generation": {"max-examples": 100},
+                    "checks": {
+                        "positive_data_acceptance": {"expected-statuses": ["2xx"]},
+                        "negative_data_rejection": {"enabled": False},
+                    },
+                },
+                {
                     "include-method": "POST",
                     "generation": {"max-examples": 100},
                     "checks": {
@@ -75,6 +87,21 @@ def _config(mode: str) -> schemathesis.Config:
             ],
         }
     )
+
+
+@schemathesis.serializer("application/x-ndjson")
+def _batch_of_one_line(ctx: Any, value: Any) -> bytes:
+    """The batch endpoint's body: the generated log as one NDJSON line."""
+    return json.dumps(value).encode() + b"\n"
+
+
+@schemathesis.deserializer("application/x-ndjson")
+def _the_one_line(ctx: Any, response: Any) -> Any:
+    """A batch of one line is answered by one line, an instance of the line schema."""
+    lines = response.content.splitlines()
+    if len(lines) != 1:
+        raise ValueError(f"{len(lines)} lines answer a batch of one")
+    return json.loads(lines[0])
 
 
 positive_schema = schemathesis.openapi.from_path(str(SPEC_PATH), config=_config("positive"))
@@ -100,7 +127,10 @@ def test_contract_positive(case: schemathesis.Case) -> None:
 
 @negative_schema.parametrize()
 def test_contract_negative(case: schemathesis.Case) -> None:
-    case.call_and_validate(app=APP)
+    response = case.call_and_validate(app=APP)
+    if case.operation.path == BATCH and response.status_code == 200:
+        for line in response.content.splitlines():  # none for an empty body
+            assert "error" in json.loads(line), f"a log against the schema scored: {case.body!r}"
 
 
 # --- real games through schemathesis cases -------------------------------------------------

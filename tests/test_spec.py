@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+import orjson
 import pytest
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
@@ -19,6 +20,7 @@ from arbiter.api.spec import spec_yaml
 from tests.api_support import (
     ANY_STATE_ID,
     JSON,
+    NDJSON,
     committed_spec,
     committed_spec_text,
     escape,
@@ -33,6 +35,7 @@ API_MD_OPERATIONS = [
     ("/v1/replays", "post"),
     ("/v1/moves/validate", "post"),
     ("/v1/scores", "post"),
+    ("/v1/scores/batch", "post"),
     ("/v1/rulesets", "get"),
     ("/v1/rulesets/{name}", "get"),
     ("/healthz", "get"),
@@ -44,6 +47,8 @@ API_MD_OPERATIONS = [
 API_MD_ERRORS = {
     ("/v1/replays", "post"): {"400", "413", "415", "422"},
     ("/v1/scores", "post"): {"400", "413", "415", "422"},
+    # a line that is not a valid log is a line of the answer, not a 422
+    ("/v1/scores/batch", "post"): {"400", "413", "415"},
     ("/v1/moves/validate", "post"): {"400", "409", "413", "415", "422"},
     ("/v1/rulesets/{name}", "get"): {"404"},
 }
@@ -132,10 +137,17 @@ def test_every_operation_has_an_example(path: str, method: str) -> None:
 def test_every_example_matches_its_schema(path: str, method: str) -> None:
     base = f"/paths/{escape(path)}/{method}"
     for pointer, value in _op_examples(path, method):
-        if "application~1json" not in pointer:
+        if "requestBody/content/application~1x-ndjson" in pointer:
+            continue  # it shows bad lines too: see test_batch_example_is_the_answer...
+        if "application~1x-ndjson" in pointer:  # each line is one instance of the schema
+            instances = [orjson.loads(line) for line in value.splitlines()]
+        elif "application~1json" in pointer:
+            instances = [value]
+        else:
             continue  # text bodies (metrics, the YAML document) have no JSON schema
-        errors = schema_errors(value, base + pointer)
-        assert not errors, f"{method.upper()} {path} example at {pointer}: {errors[:5]}"
+        for instance in instances:
+            errors = schema_errors(instance, base + pointer)
+            assert not errors, f"{method.upper()} {path} example at {pointer}: {errors[:5]}"
 
 
 def _request_examples(path: str) -> dict[str, Any]:
@@ -165,6 +177,27 @@ def test_replay_examples_are_true_answers() -> None:
 def test_scores_example_is_the_answer_to_the_4p_request_example() -> None:
     log = _request_examples("/v1/scores")["tute-4p"]
     assert _response_example("/v1/scores") == arbiter.replay(log).scores_dict()
+
+
+def test_batch_example_is_the_answer_to_its_request_example() -> None:
+    content = committed_spec()["paths"]["/v1/scores/batch"]["post"]
+    request = content["requestBody"]["content"][NDJSON]["example"]
+    response = content["responses"]["200"]["content"][NDJSON]["example"]
+    answer = make_client().post(
+        "/v1/scores/batch", data=request.encode(), headers={"Content-Type": NDJSON}
+    )
+    assert answer.status_code == 200 and answer.mimetype == NDJSON
+    assert answer.get_data(as_text=True) == response
+    lines = [orjson.loads(line) for line in response.splitlines()]
+    assert [line["id"] for line in lines] == ["club-2024-0001", 2, 3]
+    assert lines[0]["status"] == "complete"
+    titles = [line.get("error", {}).get("title") for line in lines]
+    assert titles == [None, "Not JSON", "Invalid id"]
+    # the line scored is a log of the request schema, and the others are not
+    pointer = "/paths/~1v1~1scores~1batch/post/requestBody/content/application~1x-ndjson/schema"
+    first, _, wrong_id = request.splitlines()
+    assert not schema_errors(orjson.loads(first), pointer)
+    assert schema_errors(orjson.loads(wrong_id), pointer)
 
 
 def test_the_4p_example_holds_the_renuncio_its_summary_announces() -> None:

@@ -52,10 +52,12 @@ _GZIP_NAMES = frozenset({GZIP, "x-gzip"})
 
 @dataclass(frozen=True, slots=True)
 class Accepts:
-    """What an endpoint takes besides a JSON document: NDJSON, a gzip-coded body."""
+    """What an endpoint takes: a JSON document (or not: the batch takes NDJSON only), NDJSON,
+    a gzip-coded body."""
 
     ndjson: bool = False
     gzip: bool = False
+    json: bool = True
 
     @property
     def encodings(self) -> str:
@@ -64,8 +66,9 @@ class Accepts:
 
     @property
     def media_types(self) -> str:
-        types = f"{JSON} (or application/*+json)"
-        return f"{types} or {NDJSON}" if self.ndjson else types
+        types = [f"{JSON} (or application/*+json)"] if self.json else []
+        types += [NDJSON] if self.ndjson else []
+        return " or ".join(types)
 
 
 #: A JSON document, not compressed: every endpoint of today.
@@ -84,12 +87,12 @@ def _too_large(limit: int, what: str = "request body") -> Problem:
 
 def check_media_type(content_type: str | None, accepts: Accepts = JSON_ONLY) -> None:
     """415 unless ``content_type`` is one that ``accepts`` takes, in UTF-8."""
-    if content_type == JSON:  # what nearly every client sends: no header to parse
+    if accepts.json and content_type == JSON:  # what nearly every client sends: nothing to parse
         return
     mimetype, params = parse_options_header(content_type or "")
     mimetype = mimetype.lower()
     known = mimetype == JSON or _STRUCTURED_JSON.fullmatch(mimetype) is not None
-    if not (known or (accepts.ndjson and mimetype == NDJSON)):
+    if not ((accepts.json and known) or (accepts.ndjson and mimetype == NDJSON)):
         sent = f"{mimetype[:80]!r}" if mimetype else "no Content-Type"
         raise _unsupported(f"Send the body as {accepts.media_types}, not {sent}.", accepts)
     charset = params.get("charset", "utf-8").lower()
@@ -161,7 +164,8 @@ def raw_chunks(environ: Mapping[str, Any], limit: int) -> Iterator[bytes]:
 
 def gunzip(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
     """The decoded bytes of gzip data (one member or several), at most ``limit`` of them:
-    413 as soon as the decoded size passes it, 400 when it is not gzip or is cut short."""
+    413 as soon as the decoded size passes it, 400 when it is not gzip or is cut short. No
+    chunk decoded is longer than :data:`CHUNK` (a reader that streams holds no more)."""
     decoder = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     produced = 0
     for chunk in chunks:
@@ -169,7 +173,7 @@ def gunzip(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
         while data:
             try:
                 # At most one byte past the limit: enough to know it is passed.
-                out = decoder.decompress(data, limit + 1 - produced)
+                out = decoder.decompress(data, min(CHUNK, limit + 1 - produced))
             except zlib.error:
                 detail = "The body is labelled gzip (Content-Encoding) but is not gzip data."
                 raise Problem(400, "Bad Request", detail, headers=_CLOSE) from None

@@ -8,8 +8,8 @@ request, for what the HTTP server refuses before the app (:mod:`arbiter.worker`)
 
 Answers stay small whatever the request held: at most ``max_errors`` errors are listed
 (``ARBITER_MAX_ERRORS``) and ``errors_omitted`` counts the rest; every text taken from the
-request (pointers, messages, details) is cut at :data:`MAX_TEXT` characters; and a document is
-never larger than :data:`MAX_PROBLEM_BYTES`.
+request (pointers, messages, details) is cut at 300 characters; and a document is never larger
+than :data:`~arbiter.problems.MAX_PROBLEM_BYTES` (the bounds of :mod:`arbiter.problems`).
 """
 
 from __future__ import annotations
@@ -22,17 +22,14 @@ import orjson
 from flask import Flask, Response, current_app, g
 from werkzeug.exceptions import HTTPException
 
-from arbiter.engine.errors import ArbiterError, ArbiterErrors
+from arbiter.engine.errors import ArbiterError
+from arbiter.problems import MAX_PROBLEM_BYTES, clip, error_list, input_errors
 from arbiter.settings import Settings
 
 PROBLEM_JSON = "application/problem+json"
 _log = logging.getLogger("arbiter.api")
 
-#: Longest text of a problem (detail, title, each pointer and message), in characters.
-MAX_TEXT = 300
-#: Largest problem document, in bytes: 100 errors of MAX_TEXT-character pointers and messages
-#: fit (escaping aside); past it errors are dropped from the list and counted as omitted.
-MAX_PROBLEM_BYTES = 64 * 1024
+
 #: Errors listed when no settings say otherwise (ARBITER_MAX_ERRORS).
 DEFAULT_MAX_ERRORS = Settings().max_errors
 
@@ -92,14 +89,10 @@ class Problem(Exception):
 
     @classmethod
     def from_arbiter_error(cls, err: ArbiterError, prefix: str = "") -> Problem:
-        found = err.errors if isinstance(err, ArbiterErrors) else [err]
-        listed = [{"pointer": prefix + e.pointer, "message": e.message} for e in found]
-        return cls.invalid(listed, omitted=err.omitted if isinstance(err, ArbiterErrors) else 0)
-
-
-def clip(text: str, limit: int = MAX_TEXT) -> str:
-    """``text`` cut to ``limit`` characters, the cut marked with an ellipsis."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        listed, omitted = input_errors(err)
+        for error in listed:
+            error["pointer"] = prefix + error["pointer"]
+        return cls.invalid(listed, omitted=omitted)
 
 
 def problem_document(
@@ -123,18 +116,9 @@ def problem_document(
         body["request_id"] = request_id
     if errors is None:
         return orjson.dumps(body)
-    shown = [
-        {"pointer": clip(e["pointer"]), "message": clip(e["message"])} for e in errors[:max_errors]
-    ]
-    total = len(errors) + omitted
-    while True:
-        body["errors"] = shown
-        if total > len(shown):
-            body["errors_omitted"] = total - len(shown)
-        document = orjson.dumps(body)
-        if len(document) <= MAX_PROBLEM_BYTES or not shown:
-            return document
-        shown = shown[: len(shown) // 2]  # only texts full of escaped characters get here
+    room = MAX_PROBLEM_BYTES - len(orjson.dumps(body))
+    body.update(error_list(errors, omitted, max_errors, room))
+    return orjson.dumps(body)
 
 
 def problem_response(problem: Problem) -> Response:

@@ -10,7 +10,10 @@ import random
 from functools import cache
 from typing import Any
 
+import orjson
+
 from arbiter import replay, validate
+from arbiter.archive.library import score_lines
 from arbiter.simulate import random_log
 
 _NAMES = {"p0": "ana", "p1": "bea", "p2": "carlos", "p3": "dani"}
@@ -59,6 +62,20 @@ def replay_response() -> dict[str, Any]:
 
 def scores_response() -> dict[str, Any]:
     return replay(_renuncio_4p()).scores_dict()
+
+
+def batch_request() -> str:
+    """A batch of three lines: a game with its id, a line that is not JSON, a log whose id is
+    not a string."""
+    game = orjson.dumps({"id": "club-2024-0001", **_complete_2p()}).decode()
+    wrong_id = orjson.dumps({**_complete_2p(), "id": 17}).decode()
+    return f"{game}\n{{ruleset: tute-2p}}\n{wrong_id}\n"
+
+
+def batch_response() -> str:
+    """The answer to :func:`batch_request`."""
+    lines = batch_request().splitlines()
+    return "".join(orjson.dumps(line).decode() + "\n" for line in score_lines(lines))
 
 
 def _next_move() -> dict[str, Any]:

@@ -75,6 +75,13 @@ class Metrics:
     def cache_lookup(self, seconds: float) -> None:
         self.cache_latency.observe(seconds)
 
+    def count_renuncios(self, body: dict[str, Any]) -> None:
+        """The renuncios an adjudication reports (read from its body: no deal is unpacked
+        only to be counted)."""
+        for deal in body["deals"]:
+            for violation in deal["violations"]:
+                self.renuncios.labels(violation["obligation"]).inc()
+
     def observe_request(self, method: str, endpoint: str, status: int, seconds: float) -> None:
         key = (method, endpoint, status)
         children = self._request_children.get(key)

@@ -17,7 +17,7 @@ from flask_smorest import Blueprint
 from marshmallow import Schema
 
 from arbiter import BUILD, __version__
-from arbiter.api import bodies, examples
+from arbiter.api import batch, bodies, examples
 from arbiter.api import schemas as s
 from arbiter.api.errors import PROBLEM_JSON, Problem
 from arbiter.api.metrics import Metrics
@@ -26,6 +26,7 @@ from arbiter.engine.rulesets import RULESETS
 from arbiter.i18n import Lang, pick_lang
 from arbiter.report import Replay, Verdict
 from arbiter.service import Referee, UnknownState
+from arbiter.settings import Settings
 
 v1 = Blueprint("v1", __name__, url_prefix="/v1", description="Adjudication of Tute games.")
 service = Blueprint("service", __name__, description="Health, readiness, metrics, contract.")
@@ -37,7 +38,8 @@ _JSON = "application/json"
 _SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}, {"apiKey": []}]
 
 
-def _problems(*statuses: int) -> dict[str, Any]:
+def _problems(*statuses: int, **changed: str) -> dict[str, Any]:
+    """The problems of an operation (``changed``: other texts, as ``s415="..."``)."""
     text = {
         400: "The body is not JSON.",
         401: "An API key is required (Authorization: Bearer or X-API-Key) and was not valid.",
@@ -49,6 +51,7 @@ def _problems(*statuses: int) -> dict[str, Any]:
         422: "The log is malformed or a deal is not a correct deal (errors name the fields).",
         429: "Over the rate limit of this API key or client; see Retry-After.",
     }
+    text |= {int(name.removeprefix("s")): value for name, value in changed.items()}
     return {
         str(code): {
             "description": text[code],
@@ -111,15 +114,6 @@ def _adjudicate(body: dict[str, Any], *, scores_only: bool = False) -> Replay:
     return replay
 
 
-def _count_renuncios(body: dict[str, Any]) -> None:
-    """Count the renuncios an adjudication reports (from the body: no deal is unpacked
-    only to be counted)."""
-    renuncios = _metrics().renuncios
-    for deal in body["deals"]:
-        for violation in deal["violations"]:
-            renuncios.labels(violation["obligation"]).inc()
-
-
 def _count_verdict(verdict: Verdict) -> None:
     j = verdict.judgement
     if j.obligation is not None:
@@ -145,7 +139,7 @@ def _count_verdict(verdict: Verdict) -> None:
 @v1.response(200, s.ReplaySchema, example=examples.replay_response())
 def post_replay() -> Response:
     body = _adjudicate(_read_body()).to_dict(_lang())
-    _count_renuncios(body)
+    _metrics().count_renuncios(body)
     return _json(body)
 
 
@@ -160,8 +154,52 @@ def post_replay() -> Response:
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
     body = _adjudicate(_read_body(), scores_only=True).scores_dict(_lang())
-    _count_renuncios(body)
+    _metrics().count_renuncios(body)
     return _json(body)
+
+
+@v1.route("/scores/batch", methods=["POST"])
+@v1.doc(
+    summary="Score an archive: one game log per line",
+    description=(
+        "The body is NDJSON (optionally gzip-coded): one game log per line, each with an "
+        "optional id. The answer is NDJSON, streamed as the body is read: one line per game, in "
+        "order, with its id and source (the line number) and the body of /v1/scores, or an "
+        "error for a line that is not a valid log (the batch goes on). Blank lines are skipped. "
+        "Limits: ARBITER_MAX_BODY_BYTES per line, ARBITER_BATCH_MAX_LINES games and "
+        "ARBITER_BATCH_MAX_BYTES (decoded) per batch; past them, or when the body stops "
+        "arriving, the answer ends with a line whose id is null and whose error says why."
+    ),
+    security=_SECURITY,
+    requestBody={
+        "required": True,
+        "content": {
+            bodies.NDJSON: {"schema": s.BatchLogSchema, "example": examples.batch_request()}
+        },
+    },
+    responses={
+        "200": {
+            "description": "One line per game (NDJSON), then a reason if the batch stopped early",
+            "content": {
+                bodies.NDJSON: {"schema": s.BatchLineSchema, "example": examples.batch_response()}
+            },
+        },
+        **_problems(
+            400,
+            401,
+            408,
+            413,
+            415,
+            429,
+            s400="The body is labelled gzip but is not gzip data, or is malformed.",
+            s413="The body is larger than ARBITER_BATCH_MAX_BYTES (Content-Length).",
+            s415="The body is not application/x-ndjson, or has a coding other than gzip.",
+        ),
+    },
+)
+def post_scores_batch() -> Response:
+    settings: Settings = current_app.extensions["arbiter.settings"]
+    return batch.answer(_referee(), settings, _lang(), _metrics())
 
 
 @v1.route("/moves/validate", methods=["POST"])

@@ -13,6 +13,7 @@ from typing import Any, get_args
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
+from arbiter.archive.records import MAX_ID_LENGTH
 from arbiter.engine.cards import RANKS
 from arbiter.engine.log import MAX_DEALS
 from arbiter.engine.match import Ruling, Status
@@ -129,6 +130,15 @@ class GameLogSchema(Schema):
     notation = fields.String(validate=validate.OneOf(("spanish", "french")))
     players = _players_field(required=True)
     deals = _deals_field(required=True)
+
+
+class BatchLogSchema(GameLogSchema):
+    """One line of a batch (NDJSON): a game log, with an optional id."""
+
+    id = fields.String(
+        validate=validate.Length(min=1, max=MAX_ID_LENGTH),
+        metadata=_doc("Echoed as the id of its answer line (default: the line number)."),
+    )
 
 
 class NewDealSchema(DealSchema):
@@ -378,6 +388,42 @@ class ProblemSchema(Schema):
     errors_omitted = fields.Integer(
         metadata=_doc("Errors found beyond those listed in errors (present when any).")
     )
+
+
+class LineErrorSchema(Schema):
+    """Why a line of a batch was not scored, or why the batch stopped (its last line)."""
+
+    status = fields.Integer(
+        required=True,
+        metadata=_doc(
+            "400 not JSON, 413 a line over the size limit, 422 not a log, an invalid id or an "
+            "invalid log; on the last line of a batch that stopped: 413 over its limits, "
+            "408 or 400 when the body stopped arriving or was unreadable."
+        ),
+    )
+    title = fields.String(required=True)
+    errors = fields.List(fields.Nested(ProblemErrorSchema), required=True)
+    errors_omitted = fields.Integer(metadata=_doc("Errors beyond those listed (when any)."))
+
+
+class BatchLineSchema(Schema):
+    """One line of the answer to a batch: the body of /v1/scores with its id and source, or an
+    error."""
+
+    id = fields.Raw(
+        required=True,
+        metadata=_doc(
+            "The log's id, or its line number when it has none; null on the line that ends a "
+            "batch stopped early.",
+            type=["string", "integer", "null"],
+        ),
+    )
+    source = fields.Integer(required=True, metadata=_doc("The line number, from 1."))
+    status = fields.String(validate=STATUS)
+    illegal = fields.Nested(IllegalSchema, allow_none=True)
+    deals = fields.List(fields.Nested(DealScoresSchema))
+    match = fields.Nested(MatchSchema)
+    error = fields.Nested(LineErrorSchema, metadata=_doc("Instead of the scores."))
 
 
 class HealthSchema(Schema):

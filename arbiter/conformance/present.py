@@ -4,8 +4,8 @@ explained in the referee's words (es/en), and the same as JSON.
 An explanation quotes the referee (:mod:`arbiter.report`'s messages, through the public API):
 its verdict on the move, on each move the engine allowed or left out, the message nearest to
 the first field where the replays part, or why it refuses the log. The table is drawn with
-`rich <https://rich.readthedocs.io>`_ when it is installed (the ``conformance`` extra) and as
-plain text otherwise.
+`rich <https://rich.readthedocs.io>`_, or as plain text (``--plain``) for logs and pipes that
+want no box-drawing characters.
 """
 
 from __future__ import annotations
@@ -230,15 +230,13 @@ def _failure_lines(run: Run, lang: Lang) -> list[tuple[str, list[str]]]:
 
 
 def render(run: Run, out: TextIO, lang: Lang, rich_ok: bool = True) -> None:
-    """The report as a table (rich when installed and ``rich_ok``), then the failures."""
-    try:
-        if not rich_ok:
-            raise ImportError
-        from rich.console import Console
-        from rich.table import Table
-    except ImportError:
+    """The report as a table (rich's unless ``rich_ok`` is false), then the failures."""
+    if not rich_ok:
         _render_plain(run, out, lang)
         return
+    from rich.console import Console
+    from rich.table import Table
+
     # drawn into a buffer, then written: a reader that stops early is the caller's business
     buffer = io.StringIO()
     tty = out.isatty()

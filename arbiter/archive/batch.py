@@ -1,0 +1,105 @@
+"""``POST /v1/scores/batch`` without HTTP: NDJSON chunks in, the answer's lines out, with the
+limits of a batch.
+
+Lines are scored as the chunks arrive and come out a chunk's worth at a time, so the first lines
+of the answer go out before the last of the body is read. ``source`` is the line number. The
+answer always ends with a reason: past ``max_lines`` games, or when reading the body fails (too
+large, too slow, not gzip...: ``stopped`` names it), the last line is a :func:`stop_line`. Past
+``max_lines`` the rest of the body is read and dropped before the last lines go out, so that a
+client still sending it is not left waiting for a server that waits for it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from arbiter.archive.lines import LineSplitter
+from arbiter.archive.records import Scored, Scorer, Text, encode_body, is_blank, stamp, stop_line
+
+_log = logging.getLogger("arbiter.archive")
+
+#: The title of the line that ends a batch over its number of lines.
+TOO_MANY_LINES = "Too many lines"
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Why the body stopped being read: the status, title and message of the last line."""
+
+    status: int
+    title: str
+    message: str
+
+
+def score_batch(
+    chunks: Iterable[bytes],
+    scorer: Scorer,
+    max_lines: int,
+    observe: Callable[[Scored], None],
+    stopped: Callable[[Exception], Stop | None],
+) -> Iterator[bytes]:
+    """The answer to the body ``chunks``: for each chunk read, the lines it completed (empty
+    bytes when it completed none), then a last line when it stopped early. ``observe`` sees
+    every game scored; ``stopped`` says why reading the body failed (None: a fault of ours,
+    which ends the answer as an internal error)."""
+    batch = _Batch(scorer, max_lines, observe)
+    body = iter(chunks)
+    try:
+        for chunk in body:
+            out = batch.lines(batch.splitter.feed(chunk))
+            if batch.over:
+                _drain(body)
+                yield out
+                return
+            yield out
+        yield batch.lines(batch.splitter.close())
+    except Exception as err:
+        stop = stopped(err)
+        if stop is None:
+            _log.exception("a batch failed at line %d", batch.number + 1)
+            stop = Stop(500, "Internal error", "the referee failed; the lines above stand")
+        yield stop_line(batch.number + 1, stop.status, stop.title, stop.message)
+
+
+def _drain(body: Iterator[bytes]) -> None:
+    """Read the rest of a body (bounded by its limits), unscored: a client that sends all of
+    its body before it reads the answer (most HTTP libraries) then gets to read it."""
+    try:
+        for _ in body:
+            pass
+    except Exception as err:  # whatever stops it, the answer says where the batch stopped
+        _log.info("the rest of a batch over its limits was not read: %s", err)
+
+
+class _Batch:
+    def __init__(self, scorer: Scorer, max_lines: int, observe: Callable[[Scored], None]) -> None:
+        self.scorer = scorer
+        self.max_lines = max_lines
+        self.observe = observe
+        self.splitter = LineSplitter(scorer.config.max_line_bytes)
+        self.number = 0  # lines read, blank ones too
+        self.games = 0
+        self.over = False
+
+    def lines(self, texts: list[Text]) -> bytes:
+        out = []
+        for text in texts:
+            self.number += 1
+            if is_blank(text):
+                continue
+            if self.games == self.max_lines:
+                message = (
+                    f"a batch holds at most {self.max_lines} games: line {self.number} and "
+                    "those after it were not read"
+                )
+                out.append(stop_line(self.number, 413, TOO_MANY_LINES, message))
+                self.over = True
+                break
+            scored = self.scorer.score(self.number - 1, text)
+            assert scored is not None
+            self.games += 1
+            self.observe(scored)
+            out.append(stamp(scored.given_id, self.number, encode_body(scored)))
+        return b"".join(out)

@@ -1,0 +1,371 @@
+"""The inputs of an archive run, and the pieces they are read in.
+
+An input is an NDJSON file (one game log per line, optionally ``.gz``), a ``.json`` file (one
+log, as ``POST /v1/scores`` takes it), standard input (``-``, NDJSON), or a folder, which stands
+for the files in it and its subfolders with those suffixes (:data:`SUFFIXES`), in the order of
+their paths.
+
+A :class:`Piece` is what one worker reads and scores: a byte range of a plain NDJSON file (the
+lines that *start* in it: a line cut by the range's end is read to its end, one cut by its start
+belongs to the piece before), a whole ``.gz`` or ``.json`` file, or lines read already by the
+process that plans (standard input; ``.gz`` files when the workers are this machine's
+processes, which keeps memory bounded: a worker returns a piece's results at once).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import sys
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+from typing import Final, Protocol, TextIO
+
+from arbiter.archive.lines import split_lines
+from arbiter.archive.records import Oversized, Text
+
+#: Bytes read at a time.
+CHUNK: Final = 256 * 1024
+#: The name standard input goes by in ``source``.
+STDIN_NAME: Final = "stdin"
+
+
+class Kind(Enum):
+    """How an input is read."""
+
+    NDJSON = "ndjson"
+    GZIP = "ndjson.gz"
+    JSON = "json"
+    STDIN = "stdin"
+
+
+#: The suffixes of the files a folder stands for, and how each is read.
+SUFFIXES: Final = {
+    ".ndjson": Kind.NDJSON,
+    ".jsonl": Kind.NDJSON,
+    ".ndjson.gz": Kind.GZIP,
+    ".jsonl.gz": Kind.GZIP,
+    ".json": Kind.JSON,
+}
+
+
+class Stream(Protocol):
+    """What is read of a file: a binary file, a gzip file, standard input."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+    def read1(self, size: int = -1, /) -> bytes: ...
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
+    def tell(self) -> int: ...
+    def close(self) -> None: ...
+
+
+class InputError(Exception):
+    """An input that cannot be read (missing, not a file, not gzip, cut short...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One file (or standard input) of a run: where it is (an absolute path, for workers in
+    other folders), what it is called in ``source`` (the path as given), how it is read, its
+    size (None: unknown), and its path relative to the folder it came from (the name of its
+    part with ``--out DIR``)."""
+
+    path: str
+    name: str
+    kind: Kind
+    size: int | None
+    relative: str
+
+
+def kind_of(path: str) -> Kind:
+    """How a file named ``path`` is read: by its suffix; any other suffix is NDJSON."""
+    name = path.lower()
+    for suffix in sorted(SUFFIXES, key=len, reverse=True):
+        if name.endswith(suffix):
+            return SUFFIXES[suffix]
+    return Kind.GZIP if name.endswith(".gz") else Kind.NDJSON
+
+
+def expand(paths: Sequence[str]) -> list[Input]:
+    """The files the arguments stand for, in order; :class:`InputError` for one that is missing
+    or unreadable, or a folder holding no archive file."""
+    inputs: list[Input] = []
+    for path in paths:
+        if path == "-":
+            inputs.append(Input("-", STDIN_NAME, Kind.STDIN, None, STDIN_NAME))
+            continue
+        target = Path(path)
+        if target.is_dir():
+            inputs += _folder(target, path)
+        elif target.is_file():
+            _check_readable(path)
+            size = target.stat().st_size
+            inputs.append(Input(os.path.abspath(path), path, kind_of(path), size, target.name))
+        elif target.exists():
+            raise InputError(f"{path} is not a file or a folder")
+        else:
+            raise InputError(f"cannot read {path}: no such file or folder")
+    return inputs
+
+
+def _folder(folder: Path, given: str) -> list[Input]:
+    found = []
+    for child in folder.rglob("*"):
+        relative = child.relative_to(folder).as_posix()
+        if any(relative.lower().endswith(s) for s in SUFFIXES) and child.is_file():
+            found.append((relative, child))
+    if not found:
+        suffixes = ", ".join(SUFFIXES)
+        raise InputError(f"{given} holds no archive file ({suffixes})")
+    inputs = []
+    for relative, child in sorted(found, key=lambda item: Path(item[0]).parts):
+        path = os.path.join(given, relative)
+        _check_readable(path)
+        size = child.stat().st_size
+        inputs.append(Input(os.path.abspath(path), path, kind_of(path), size, relative))
+    return inputs
+
+
+def _check_readable(path: str) -> None:
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as err:
+        raise InputError(f"cannot read {path}: {err.strerror}") from None
+
+
+# --- pieces ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """What one worker reads: from input number ``input`` of the run (``name`` in messages), the
+    byte range ``[start, end)`` of a plain NDJSON file (``end`` None: to its end), the whole
+    file, or the lines in ``texts`` (read by the planner). ``size``: the input bytes it stands
+    for."""
+
+    input: int
+    name: str
+    path: str
+    kind: Kind
+    start: int = 0
+    end: int | None = None
+    texts: tuple[Text, ...] | None = None
+    size: int = 0
+    #: what stopped the planner reading the input after ``texts`` (None: nothing)
+    problem: str | None = None
+
+
+#: Pieces scored by one task, in order.
+Task = tuple[Piece, ...]
+
+
+def plan(
+    inputs: Sequence[Input], block: int, max_line: int, *, workers_read_gzip: bool
+) -> Iterator[Task]:
+    """The tasks of a run, in input order, made as they are asked for (standard input and the
+    ``.gz`` files the planner reads are read then): plain NDJSON files in ranges of ``block``
+    bytes, ``.json`` files together up to ``block`` bytes, the rest whole or in lines."""
+    small: list[Piece] = []
+    small_bytes = 0
+    for number, item in enumerate(inputs):
+        if item.kind is Kind.JSON:
+            small.append(Piece(number, item.name, item.path, item.kind, size=item.size or 0))
+            small_bytes += item.size or 0
+            if small_bytes >= block:
+                yield tuple(small)
+                small, small_bytes = [], 0
+            continue
+        if small:
+            yield tuple(small)
+            small, small_bytes = [], 0
+        if item.kind is Kind.NDJSON:
+            size = item.size or 0
+            for start in range(0, size, block):
+                end = min(start + block, size)
+                piece = Piece(number, item.name, item.path, item.kind, start, end, size=end - start)
+                yield (piece,)
+        elif item.kind is Kind.GZIP and workers_read_gzip:
+            yield (Piece(number, item.name, item.path, item.kind, size=item.size or 0),)
+        else:
+            yield from _inline(number, item, block, max_line)
+    if small:
+        yield tuple(small)
+
+
+def _inline(number: int, item: Input, block: int, max_line: int) -> Iterator[Task]:
+    """Tasks of lines read here, about ``block`` bytes each; the last says what stopped the
+    reading, if anything did. A piece's ``size`` is the bytes of the file it took (compressed,
+    for a ``.gz``: what the progress of a run counts)."""
+    texts: list[Text] = []
+    size, taken = 0, 0
+    problem = None
+    reader = open_input(item)
+
+    def piece() -> Piece:
+        nonlocal taken
+        position = reader.position
+        done, taken = (size, taken) if position is None else (position - taken, position)
+        return Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=done)
+
+    try:
+        for text in split_lines(reader.chunks(), max_line):
+            texts.append(text)
+            size += text.size if isinstance(text, Oversized) else len(text) + 1
+            if size >= block:
+                yield (piece(),)
+                texts, size = [], 0
+    except InputError as err:
+        problem = str(err)
+    if texts or problem is not None:
+        yield (replace(piece(), problem=problem),)
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+class Reader:
+    """The decoded bytes of one input, in chunks; :class:`InputError` when they cannot be read."""
+
+    def __init__(self, stream: Stream, name: str, kind: Kind, raw: Stream | None = None) -> None:
+        self.stream = stream
+        self.name = name
+        self.kind = kind
+        self._raw = raw  # the file under a gzip stream
+        #: how far into the file reading has got (None: standard input, which cannot say)
+        self.position: int | None = None if kind is Kind.STDIN else 0
+
+    def _advance(self) -> None:
+        if self.position is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.position = (self._raw or self.stream).tell()
+
+    def chunks(self, start: int = 0, end: int | None = None) -> Iterator[bytes]:
+        """The bytes of the lines that start in ``[start, end)`` (a seekable plain file), or all
+        of them."""
+        try:
+            if start or end is not None:
+                yield from _range(self.stream, start, end)
+            else:  # read1: what a cut gzip file held before its cut comes out too
+                while chunk := self.stream.read1(CHUNK):
+                    self._advance()
+                    yield chunk
+        except (OSError, EOFError, zlib.error) as err:
+            raise InputError(f"{self.name}: {_reason(err)}") from None
+        finally:
+            if self.kind is not Kind.STDIN:
+                self.stream.close()
+
+
+def _reason(err: Exception) -> str:
+    if isinstance(err, gzip.BadGzipFile | zlib.error):
+        return f"not gzip data ({err})"
+    if isinstance(err, EOFError):
+        return "the gzip data is cut short"
+    strerror = err.strerror if isinstance(err, OSError) else None
+    return strerror or str(err)
+
+
+def _range(stream: Stream, start: int, end: int | None) -> Iterator[bytes]:
+    if start > 0:
+        stream.seek(start - 1)
+        # a line that began before start is the piece before's
+        if stream.read(1) != b"\n" and not _skip_line(stream):
+            return
+        start = stream.tell()
+    position, last = start, b"\n"
+    while end is None or position < end:
+        chunk = stream.read(CHUNK if end is None else min(CHUNK, end - position))
+        if not chunk:
+            return
+        position += len(chunk)
+        last = chunk[-1:]
+        yield chunk
+    if last != b"\n":
+        # the last line started before end: read it to its newline
+        while chunk := stream.read(CHUNK):
+            cut = chunk.find(b"\n")
+            if cut >= 0:
+                yield chunk[: cut + 1]
+                return
+            yield chunk
+
+
+def _skip_line(stream: Stream) -> bool:
+    """Past the next newline (False: none before the end of the file)."""
+    while chunk := stream.read(CHUNK):
+        cut = chunk.find(b"\n")
+        if cut >= 0:
+            stream.seek(cut + 1 - len(chunk), io.SEEK_CUR)
+            return True
+    return False
+
+
+def open_input(item: Input | Piece) -> Reader:
+    """A :class:`Reader` of an input (or of the file of a piece)."""
+    name = item.name
+    if item.kind is Kind.STDIN:
+        return Reader(_stdin(), name, item.kind)
+    try:
+        raw = open(item.path, "rb")  # noqa: SIM115 (the Reader closes it)
+    except OSError as err:
+        raise InputError(f"cannot read {name}: {err.strerror}") from None
+    if item.kind is Kind.GZIP:
+        return Reader(gzip.GzipFile(fileobj=raw, mode="rb"), name, item.kind, raw)
+    return Reader(raw, name, item.kind)
+
+
+class _TextAsBytes:
+    """A standard input replaced by a text stream (no ``buffer``), read as UTF-8 bytes."""
+
+    def __init__(self, text: TextIO) -> None:
+        self._text = text
+
+    def read(self, size: int = -1, /) -> bytes:
+        return self._text.read(size).encode("utf-8", "surrogatepass")
+
+    read1 = read
+
+    def seek(self, offset: int, whence: int = 0, /) -> int:
+        raise io.UnsupportedOperation("standard input is read in order")
+
+    def tell(self) -> int:
+        raise io.UnsupportedOperation("standard input is read in order")
+
+    def close(self) -> None:
+        pass
+
+
+def _stdin() -> Stream:
+    buffer: Stream | None = getattr(sys.stdin, "buffer", None)
+    return _TextAsBytes(sys.stdin) if buffer is None else buffer
+
+
+def read_piece(piece: Piece, max_line: int) -> Iterator[Text]:
+    """The lines of a piece (blank ones too: they count in the line numbers)."""
+    if piece.texts is not None:
+        yield from piece.texts
+        if piece.problem is not None:
+            raise InputError(piece.problem)
+        return
+    reader = open_input(piece)
+    if piece.kind is Kind.JSON:
+        yield _whole(reader, max_line)
+        return
+    yield from split_lines(reader.chunks(piece.start, piece.end), max_line)
+
+
+def _whole(reader: Reader, max_line: int) -> Text:
+    """A ``.json`` file as one line (its newlines are JSON white space)."""
+    kept: list[bytes] = []
+    size = 0
+    for chunk in reader.chunks():
+        size += len(chunk)
+        if size <= max_line:
+            kept.append(chunk)
+    return b"".join(kept) if size <= max_line else Oversized(size)

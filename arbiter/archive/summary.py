@@ -1,0 +1,140 @@
+"""The figures of an archive run: games by status, deals, outcome reasons, renuncios by
+obligation and by ruleset, illegal events by code, errors by kind.
+
+A :class:`Summary` counts :class:`~arbiter.archive.records.Scored` lines; the summaries of
+pieces scored apart (other processes, Dask workers) add up with :meth:`Summary.merge`. Its
+:meth:`~Summary.to_dict` is what ``--summary-json`` writes; :func:`table` is what
+``--summary`` prints.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from arbiter.archive.records import Scored
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+#: The status of a line that was not scored (games by status).
+ERROR = "error"
+#: The outcome reason of a deal left unfinished.
+UNFINISHED = "unfinished"
+
+
+@dataclass(slots=True)
+class Summary:
+    """Counts of the lines of a run (or of part of it)."""
+
+    games: int = 0
+    #: games whose log holds a renuncio or an illegal event
+    breaches: int = 0
+    deals: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
+    #: (ruleset, obligation) → renuncios
+    renuncios: Counter[tuple[str, str]] = field(default_factory=Counter)
+    illegal: Counter[str] = field(default_factory=Counter)
+    #: error title → lines
+    errors: Counter[str] = field(default_factory=Counter)
+
+    def add(self, scored: Scored) -> None:
+        self.games += 1
+        error = scored.error
+        if error is not None:
+            self.statuses[ERROR] += 1
+            self.errors[error["title"]] += 1
+            return
+        body = scored.body
+        self.statuses[body["status"]] += 1
+        deals = body["deals"]
+        self.deals += len(deals)
+        renuncios = 0
+        for deal in deals:
+            outcome = deal["outcome"]
+            self.outcomes[UNFINISHED if outcome is None else outcome["reason"]] += 1
+            for violation in deal["violations"]:
+                self.renuncios[(scored.ruleset or "", violation["obligation"])] += 1
+                renuncios += 1
+        if body["illegal"] is not None:
+            self.illegal[body["illegal"]["code"]] += 1
+        if renuncios or body["illegal"] is not None:
+            self.breaches += 1
+
+    def merge(self, other: Summary) -> None:
+        self.games += other.games
+        self.breaches += other.breaches
+        self.deals += other.deals
+        self.statuses.update(other.statuses)
+        self.outcomes.update(other.outcomes)
+        self.renuncios.update(other.renuncios)
+        self.illegal.update(other.illegal)
+        self.errors.update(other.errors)
+
+    @property
+    def error_lines(self) -> int:
+        return self.statuses[ERROR]
+
+    def to_dict(self) -> dict[str, Any]:
+        by_ruleset: dict[str, dict[str, int]] = {}
+        by_obligation: Counter[str] = Counter()
+        for (ruleset, obligation), count in sorted(self.renuncios.items()):
+            by_ruleset.setdefault(ruleset, {})[obligation] = count
+            by_obligation[obligation] += count
+        return {
+            "games": self.games,
+            "games_by_status": _sorted(self.statuses),
+            "games_with_breach": self.breaches,
+            "deals": self.deals,
+            "outcomes": _sorted(self.outcomes),
+            "renuncios": {
+                "total": sum(self.renuncios.values()),
+                "by_obligation": _sorted(by_obligation),
+                "by_ruleset": by_ruleset,
+            },
+            "illegal": _sorted(self.illegal),
+            "errors": _sorted(self.errors),
+        }
+
+
+def _sorted(counts: Counter[str]) -> dict[str, int]:
+    """Most first, then by name: the same figures always read the same."""
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def table(figures: dict[str, Any], seconds: float) -> Table:
+    """The ``--summary`` table of :meth:`Summary.to_dict`'s figures."""
+    from rich.table import Table
+
+    out = Table(title="Archive scored", title_justify="left", show_header=True)
+    out.add_column("figure")
+    out.add_column("", justify="left")
+    out.add_column("count", justify="right")
+    rate = figures["games"] / seconds if seconds > 0 else 0.0
+    out.add_row("games", "", f"{figures['games']:,}")
+    out.add_row("", "games/s", f"{rate:,.0f}")
+    out.add_row("", "with a renuncio or illegal event", f"{figures['games_with_breach']:,}")
+    _rows(out, "games by status", figures["games_by_status"])
+    out.add_section()
+    out.add_row("deals", "", f"{figures['deals']:,}")
+    _rows(out, "outcome reasons", figures["outcomes"])
+    out.add_section()
+    renuncios = figures["renuncios"]
+    out.add_row("renuncios", "", f"{renuncios['total']:,}")
+    _rows(out, "by obligation", renuncios["by_obligation"])
+    for ruleset, counts in renuncios["by_ruleset"].items():
+        _rows(out, ruleset, counts)
+    out.add_section()
+    _rows(out, "illegal events", figures["illegal"], empty="none")
+    out.add_section()
+    _rows(out, "errors", figures["errors"], empty="none")
+    return out
+
+
+def _rows(out: Table, heading: str, counts: dict[str, int], empty: str | None = None) -> None:
+    if not counts and empty is not None:
+        out.add_row(heading, empty, "0")
+    for n, (name, count) in enumerate(counts.items()):
+        out.add_row(heading if n == 0 else "", name, f"{count:,}")

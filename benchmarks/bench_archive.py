@@ -1,0 +1,396 @@
+"""Archives: ``arbiter score`` games/s with ``--jobs 1``, ``--jobs 2`` and ``--dask local``,
+against the same games posted one by one to ``/v1/scores``; and peak memory for small and huge
+archives.
+
+Run ``.venv/bin/python benchmarks/bench_archive.py`` (``--games 20000 --rounds 1
+--rss-games 10000`` for a quick look; ``--json FILE`` keeps every figure). Everything stays on
+127.0.0.1; the archives are generated under a temporary folder (``--workdir`` to choose it) and
+removed at the end.
+
+**Archives.** For each of tute-2p and tute-4p, ``--distinct`` games (one complete deal each,
+``arbiter.simulate.random_log``, fixed seed, renuncio_rate 0.02) are generated, then written
+over and over to ``--games`` lines, each with its own ``id`` (scoring has no cache: a repeated
+game costs what a new one does, and the file is the size of a real archive of that many games).
+
+**Speed.** The command is run as a user runs it (a new process, its output to a file), in
+interleaved rounds (``--rounds``, the median is reported): ``--jobs 1``, ``--jobs 2``, and
+``--dask local --jobs 2`` (a LocalCluster of two worker processes, started and stopped by the
+command); and, as the ceiling of ``--jobs 2`` on this machine at that moment, two independent
+``--jobs 1`` processes at once, each on half of the archive (the machine's 2 cores are shared
+with other work: what two processes get from it varies). Each mode also scores a 200-game
+archive; its time is the mode's fixed cost (process
+start, imports, the pool or cluster), and the *marginal* rate is
+``(games - 200) / (time - fixed cost)``: what a long archive gets. CPU time is the process
+tree's (``RUSAGE_CHILDREN``: the command and the workers it waited for).
+
+**Baseline.** The same distinct games posted one by one to ``POST /v1/scores`` of the shipped
+server (gunicorn, ``deploy/gunicorn.conf.py``, two workers) by wrk at two keep-alive
+connections (``benchmarks/harness.py``: warm-up, then ``--http-seconds``), the way a client
+scores an archive today: games/s, and the server's CPU per game (from /proc; wrk's own CPU is
+not counted, which favours the baseline). Per core, the ratio is the server's CPU per game
+over HTTP ÷ the marginal CPU per game of ``--jobs 1`` (its CPU on the big archive less its
+CPU on the small one, per game more). The batch endpoint (``POST /v1/scores/batch``, 10,000 games a
+request) is measured the same way, for reference.
+
+**Memory.** ``--jobs 1`` and ``--jobs 2`` on archives of each of ``--rss-games`` (default
+10,000 and 1,000,000): the peak of the process tree's total RSS (sampled every 50 ms from
+/proc) and the largest single process's peak (``ru_maxrss``), and how long the run took.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import harness  # noqa: E402
+
+RULESETS = ("tute-2p", "tute-4p")
+MODES = {
+    "jobs 1": ["--jobs", "1"],
+    "jobs 2": ["--jobs", "2"],
+    "dask local": ["--dask", "local", "--jobs", "2"],
+}
+SMALL = 200
+BATCH_LINES = 10_000
+
+
+# --- archives ------------------------------------------------------------------------------
+
+
+def distinct_games(ruleset: str, count: int, seed: int) -> list[bytes]:
+    from arbiter.simulate import random_log
+
+    rng = random.Random(seed)
+    return [orjson.dumps(random_log(ruleset, rng, renuncio_rate=0.02)) for _ in range(count)]
+
+
+def write_archive(path: Path, games: Sequence[bytes], count: int, tag: str) -> Path:
+    """``count`` lines cycling through ``games``, each with its own id."""
+    with path.open("wb", buffering=1 << 20) as f:
+        for n in range(count):
+            game = games[n % len(games)]
+            f.write(b'{"id":"' + f"{tag}-{n}".encode() + b'",' + game[1:] + b"\n")
+    return path
+
+
+# --- running the command ------------------------------------------------------------------
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and its descendants, from /proc."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        with contextlib.suppress(OSError, ValueError):
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return total
+
+
+#: Runs a command and prints the resource use of its process tree as JSON: a process of its
+#: own per measurement, since ru_maxrss of RUSAGE_CHILDREN is a maximum over every child ever.
+_MEASURED = """
+import json, resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"status": done.returncode, "err": done.stderr.decode()[-2000:],
+                  "cpu": use.ru_utime + use.ru_stime, "maxrss_kib": use.ru_maxrss}))
+"""
+
+
+class Measured:
+    """``arbiter score ARGS --quiet`` started in a process of its own (:data:`_MEASURED`),
+    its tree's RSS sampled every 50 ms until :meth:`finish`."""
+
+    def __init__(self, args: Sequence[str | Path]) -> None:
+        command = [sys.executable, "-m", "arbiter.cli", "score", *map(str, args), "--quiet"]
+        self.began = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _MEASURED, *command], stdout=subprocess.PIPE, text=True
+        )
+        self.peak = 0
+        self._done = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+
+    def _sample(self) -> None:
+        while not self._done.is_set():
+            self.peak = max(self.peak, _tree_rss(self.proc.pid))
+            self._done.wait(0.05)
+
+    def finish(self) -> dict[str, float]:
+        """Wall seconds, CPU seconds of the tree (the command and the workers it waited for),
+        peak RSS of the tree and of its largest process."""
+        out, _ = self.proc.communicate()
+        seconds = time.perf_counter() - self.began
+        self._done.set()
+        self._sampler.join()
+        use = json.loads(out)
+        if use["status"] not in (0, 1):
+            raise RuntimeError(f"arbiter score exited {use['status']}: {use['err']}")
+        return {
+            "seconds": seconds,
+            "cpu_seconds": use["cpu"],
+            "peak_tree_rss_mb": self.peak / 2**20,
+            "max_process_rss_mb": use["maxrss_kib"] / 1024,
+        }
+
+
+def run(args: Sequence[str | Path]) -> dict[str, float]:
+    return Measured(args).finish()
+
+
+def run_pair(first: Sequence[str | Path], second: Sequence[str | Path]) -> dict[str, float]:
+    """Two commands at once: the slower's wall time, their CPU added up."""
+    a, b = Measured(first), Measured(second)
+    done = [a.finish(), b.finish()]
+    return {
+        "seconds": max(d["seconds"] for d in done),
+        "cpu_seconds": sum(d["cpu_seconds"] for d in done),
+    }
+
+
+def speed(work: Path, games: int, distinct: int, rounds: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for ruleset in RULESETS:
+        logs = distinct_games(ruleset, distinct, seed=20240601)
+        big = write_archive(work / f"{ruleset}.ndjson", logs, games, ruleset)
+        small = write_archive(work / f"{ruleset}-small.ndjson", logs, SMALL, ruleset)
+        halves = [
+            write_archive(work / f"{ruleset}-half{n}.ndjson", logs, games // 2, ruleset)
+            for n in (1, 2)
+        ]
+        small_halves = [
+            write_archive(work / f"{ruleset}-small{n}.ndjson", logs, SMALL // 2, ruleset)
+            for n in (1, 2)
+        ]
+        target = work / "out.ndjson"
+        ceiling: dict[str, list[float]] = {"big": [], "small": [], "cpu": [], "cpu_small": []}
+        times = {mode: {"big": [], "small": [], "cpu": [], "cpu_small": []} for mode in MODES}
+        for _ in range(rounds):
+            for mode, flags in MODES.items():  # interleaved: a burst of load hits them alike
+                fixed = run([small, *flags, "--out", target])
+                figures = run([big, *flags, "--out", target])
+                times[mode]["small"].append(fixed["seconds"])
+                times[mode]["big"].append(figures["seconds"])
+                times[mode]["cpu"].append(figures["cpu_seconds"])
+                times[mode]["cpu_small"].append(fixed["cpu_seconds"])
+            # what two independent processes get from this machine now: the ceiling of jobs 2
+            pair = [
+                [half, "--jobs", "1", "--out", work / f"out{n}.ndjson"]
+                for n, half in enumerate(halves)
+            ]
+            pair_small = [
+                [half, "--jobs", "1", "--out", work / f"out{n}.ndjson"]
+                for n, half in enumerate(small_halves)
+            ]
+            fixed, figures = run_pair(*pair_small), run_pair(*pair)
+            ceiling["small"].append(fixed["seconds"])
+            ceiling["big"].append(figures["seconds"])
+            ceiling["cpu"].append(figures["cpu_seconds"])
+            ceiling["cpu_small"].append(fixed["cpu_seconds"])
+        times["2 x jobs 1 (ceiling)"] = ceiling
+        out[ruleset] = {"games": games, "modes": {}}
+        for mode, t in times.items():
+            wall, fixed = statistics.median(t["big"]), statistics.median(t["small"])
+            cpu, cpu_fixed = statistics.median(t["cpu"]), statistics.median(t["cpu_small"])
+            out[ruleset]["modes"][mode] = {
+                "seconds": wall,
+                "fixed_seconds": fixed,
+                "games_per_s": games / wall,
+                "marginal_games_per_s": (games - SMALL) / max(wall - fixed, 1e-9),
+                "cpu_us_per_game": cpu / games * 1e6,
+                "marginal_cpu_us_per_game": (cpu - cpu_fixed) / (games - SMALL) * 1e6,
+                "rounds": t,
+            }
+        modes = out[ruleset]["modes"]
+        out[ruleset]["ratios"] = {
+            "jobs2_over_jobs1": modes["jobs 2"]["games_per_s"] / modes["jobs 1"]["games_per_s"],
+            "jobs2_over_jobs1_marginal": modes["jobs 2"]["marginal_games_per_s"]
+            / modes["jobs 1"]["marginal_games_per_s"],
+            "dask_over_jobs2": modes["dask local"]["games_per_s"] / modes["jobs 2"]["games_per_s"],
+            "dask_over_jobs2_marginal": modes["dask local"]["marginal_games_per_s"]
+            / modes["jobs 2"]["marginal_games_per_s"],
+            "ceiling_over_jobs1_marginal": modes["2 x jobs 1 (ceiling)"]["marginal_games_per_s"]
+            / modes["jobs 1"]["marginal_games_per_s"],
+        }
+        out[ruleset]["distinct"] = logs
+    return out
+
+
+# --- the HTTP baseline ----------------------------------------------------------------------
+
+
+def http(work: Path, logs_by_ruleset: dict[str, list[bytes]], seconds: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    with harness.serve(ARBITER_WORKERS="2") as server:
+        for ruleset, logs in logs_by_ruleset.items():
+            one_by_one = harness.measure(
+                server, "/v1/scores", logs, connections=2, seconds=seconds, warmup=2,
+                workdir=work,
+            )  # fmt: skip
+            body = b"".join(logs[n % len(logs)] + b"\n" for n in range(BATCH_LINES))
+            batches = _batches(server, body, seconds)
+            out[ruleset] = {"one_by_one": one_by_one, "batch": batches}
+    return out
+
+
+def _batches(server: harness.Server, body: bytes, seconds: float) -> dict[str, float]:
+    """POST /v1/scores/batch of BATCH_LINES games, one after another, for ``seconds``."""
+    request = harness.gunicorn_support.request  # the harness's own helpers
+
+    headers = {"Content-Type": "application/x-ndjson"}
+    request(server.port, "POST", "/v1/scores/batch", body, headers, timeout=120)  # warm-up
+    cpu, began, count = server.cpu_seconds(), time.perf_counter(), 0
+    while time.perf_counter() - began < seconds:
+        answer = request(server.port, "POST", "/v1/scores/batch", body, headers, timeout=120)
+        assert answer.status == 200 and answer.body.count(b"\n") == BATCH_LINES
+        count += BATCH_LINES
+    wall = time.perf_counter() - began
+    return {
+        "games": count,
+        "games_per_s": count / wall,
+        "server_cpu_us_per_game": (server.cpu_seconds() - cpu) / count * 1e6,
+    }
+
+
+# --- memory ------------------------------------------------------------------------------
+
+
+def memory(work: Path, sizes: Sequence[int], logs: list[bytes]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for size in sizes:
+        began = time.perf_counter()
+        archive = write_archive(work / f"rss-{size}.ndjson", logs, size, "rss")
+        generated = time.perf_counter() - began
+        out[str(size)] = {"archive_mb": archive.stat().st_size / 2**20, "generate_s": generated}
+        for mode in ("jobs 1", "jobs 2"):
+            target = work / "rss-out.ndjson"
+            out[str(size)][mode] = run([archive, *MODES[mode], "--out", target])
+            out[str(size)][mode]["output_mb"] = target.stat().st_size / 2**20
+            target.unlink()
+        archive.unlink()
+    return out
+
+
+# --- report ------------------------------------------------------------------------------
+
+
+def report(figures: dict[str, Any]) -> None:
+    print(f"\narbiter score — {figures['params']['games']:,} games per archive, median of "
+          f"{figures['params']['rounds']} rounds")  # fmt: skip
+    print(
+        f"{'':12}{'mode':12}{'games/s':>10}{'marginal':>10}{'fixed s':>9}{'CPU µs/game':>13}"
+        f"{'marginal':>10}"
+    )
+    for ruleset in RULESETS:
+        for mode, m in figures["speed"][ruleset]["modes"].items():
+            print(
+                f"{ruleset:12}{mode:12}{m['games_per_s']:>10,.0f}{m['marginal_games_per_s']:>10,.0f}"
+                f"{m['fixed_seconds']:>9.2f}{m['cpu_us_per_game']:>13.1f}"
+                f"{m['marginal_cpu_us_per_game']:>10.1f}"
+            )
+        r = figures["speed"][ruleset]["ratios"]
+        print(
+            f"{'':12}jobs 2 / jobs 1: {r['jobs2_over_jobs1']:.2f}x "
+            f"(marginal {r['jobs2_over_jobs1_marginal']:.2f}x); dask / jobs 2: "
+            f"{r['dask_over_jobs2']:.2f} (marginal {r['dask_over_jobs2_marginal']:.2f}); "
+            f"two independent processes / jobs 1 (marginal): "
+            f"{r['ceiling_over_jobs1_marginal']:.2f}x"
+        )
+    if "http" in figures:
+        print("\nthe same games over HTTP (gunicorn, 2 workers, wrk at 2 connections)")
+        for ruleset in RULESETS:
+            one = figures["http"][ruleset]["one_by_one"]
+            batch = figures["http"][ruleset]["batch"]
+            cli = figures["speed"][ruleset]["modes"]["jobs 1"]
+            per_core = one["server_cpu_us_per_request"] / cli["marginal_cpu_us_per_game"]
+            print(
+                f"{ruleset:12}one by one: {one['rps']:,.0f} games/s, "
+                f"{one['server_cpu_us_per_request']:.0f} µs server CPU/game; batch endpoint: "
+                f"{batch['games_per_s']:,.0f} games/s, {batch['server_cpu_us_per_game']:.0f} µs; "
+                f"per core, jobs 1 (marginal CPU) is {per_core:.1f}x one by one"
+            )
+    if "memory" in figures:
+        print("\npeak memory")
+        for size, m in figures["memory"].items():
+            for mode in ("jobs 1", "jobs 2"):
+                f = m[mode]
+                print(
+                    f"{int(size):>10,} games ({m['archive_mb']:,.0f} MB) {mode}: tree "
+                    f"{f['peak_tree_rss_mb']:.0f} MB, largest process {f['max_process_rss_mb']:.0f}"
+                    f" MB, {f['seconds']:.0f} s ({int(size) / f['seconds']:,.0f} games/s)"
+                )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--distinct", type=int, default=4_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--http-seconds", type=float, default=10.0)
+    parser.add_argument("--rss-games", default="10000,1000000")
+    parser.add_argument("--no-http", action="store_true")
+    parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.rss_games.split(",") if s]
+    with _folder(args.workdir) as work:
+        figures: dict[str, Any] = {
+            "machine": {
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+                "cpus": len(os.sched_getaffinity(0)),
+            },
+            "params": vars(args) | {"workdir": str(args.workdir), "json": str(args.json)},
+        }
+        figures["speed"] = speed(work, args.games, args.distinct, args.rounds)
+        logs = {r: figures["speed"][r].pop("distinct") for r in RULESETS}
+        if not args.no_http:
+            figures["http"] = http(work, logs, args.http_seconds)
+        if sizes:
+            figures["memory"] = memory(work, sizes, logs["tute-4p"])
+    report(figures)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+@contextlib.contextmanager
+def _folder(given: Path | None) -> Iterator[Path]:
+    if given is not None:
+        given.mkdir(parents=True, exist_ok=True)
+        yield given
+        return
+    folder = Path(tempfile.mkdtemp(prefix="bench-archive-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
