@@ -318,6 +318,7 @@ def machine() -> dict[str, Any]:
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "arbiter": arbiter.__version__,
+        "build": arbiter.BUILD,
     }
 
 
@@ -340,7 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     info = machine()
     print(
-        f"tute-arbiter {info['arbiter']} | Python {info['python']} | {info['cpus']} CPUs | "
+        f"tute-arbiter {info['arbiter']} ({info['build']} engine) | Python {info['python']} | "
+        f"{info['cpus']} CPUs | "
         f"{args.deals} deals per ruleset | median of {args.rounds} rounds (+1 warm-up) | "
         f"seed {args.seed}",
         flush=True,

@@ -319,6 +319,13 @@ def _check_answers(ports: dict[str, int], bodies: dict[str, Any]) -> dict[str, s
     return headers
 
 
+def _build_of(port: int) -> str:
+    """Which build of the engine the server runs (ARBITER_PURE=1 in the caller's shell: pure)."""
+    status, _, data = gunicorn_support.request(port, "GET", "/healthz", b"", {})
+    assert status == 200, data[:300]
+    return str(orjson.loads(data)["build"])
+
+
 def _ratio(key: str, value: float) -> str:
     left, right = key.split("/")
     return f"({left})/({right}) {value:.3f}"
@@ -372,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         servers = {"api": api_port, "floor": floor_port, "nocache": nocache_port}
         booted = set().union(*(srv.workers() for srv in servers.values()))
         workers = len(api_port.workers())
+        build = _build_of(api_port.port)
         headers = _check_answers({k: srv.port for k, srv in servers.items()}, bodies)
         if headers.get("connection", "").lower() == "close":
             notes.append(
@@ -410,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(
         f"loadgen={loadgen} connections={args.connections} duration={args.duration:g}s "
-        f"warmup={args.warmup:g}s workers={workers} ({wc or 'config'}) "
+        f"warmup={args.warmup:g}s workers={workers} ({wc or 'config'}) engine={build} "
         f"cpus={len(os.sched_getaffinity(0))} "
         f"deal: {bodies['events']} events ((b) after {bodies['validate_events']})"
     )
@@ -476,6 +484,7 @@ def main(argv: list[str] | None = None) -> int:
                 **{k: v for k, v in vars(args).items() if k != "json"},
                 "loadgen": loadgen,
                 "workers": workers,
+                "build": build,
                 "recycled_workers": recycled,
                 "events": bodies["events"],
             },

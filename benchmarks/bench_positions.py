@@ -319,9 +319,11 @@ def main(argv: list[str] | None = None) -> int:
             "platform": platform.platform(),
             "cpus": len(os.sched_getaffinity(0)),
             "date": time.strftime("%Y-%m-%d"),
+            "build": arbiter.BUILD,
         },
         "params": {k: str(v) for k, v in vars(args).items()},
     }
+    print(f"tute-arbiter {arbiter.__version__}, {arbiter.BUILD} engine (here and in the servers)")
     report["token_sizes"] = token_sizes()
     print("token sizes (characters): typical / largest")
     for name, row in report["token_sizes"].items():

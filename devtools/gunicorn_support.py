@@ -77,9 +77,14 @@ def request(
         conn.close()
 
 
+#: Kept whatever ``drop`` says: which build of the engine runs is the caller's, not a setting.
+_KEPT = ("ARBITER_PURE",)
+
+
 def environment(drop: tuple[str, ...] = ("ARBITER_", "REDIS_"), **changes: str) -> dict[str, str]:
-    """``os.environ`` without the variables whose names start with ``drop``, plus ``changes``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    """``os.environ`` without the variables whose names start with ``drop`` (but
+    ``ARBITER_PURE``), plus ``changes``."""
+    env = {k: v for k, v in os.environ.items() if k in _KEPT or not k.startswith(drop)}
     env.update(changes)
     return env
 

@@ -13,11 +13,13 @@ from arbiter.cache.stores import MemoryStore, RedisClusterStore, RedisStore, Sta
 from arbiter.settings import Settings
 
 #: Fewest events in a log for a cache lookup to pay, by build of the engine and backend: the
-#: compiled engine replays about three times faster, so a lookup pays later (measured with
-#: ``benchmarks/bench_positions.py``; ARBITER_CACHE_MIN_EVENTS overrides it).
+#: compiled engine replays about three times faster, so a lookup pays later, and a Redis
+#: lookup and store are two round trips (measured with ``benchmarks/bench_positions.py`` on
+#: loopback, 100 µs a round trip; ARBITER_CACHE_MIN_EVENTS overrides it, lower for a faster
+#: network, higher for a slower one).
 DEFAULT_MIN_EVENTS: Final = {
-    "pure": {"memory": 48, "redis": 96, "cluster": 96},
-    "compiled": {"memory": 160, "redis": 400, "cluster": 400},
+    "pure": {"memory": 48, "redis": 320, "cluster": 320},
+    "compiled": {"memory": 160, "redis": 1300, "cluster": 1300},
 }
 
 __all__ = [
