@@ -13,7 +13,7 @@ import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from devtools import gunicorn_support as shared
 from devtools.gunicorn_support import (
@@ -41,7 +41,10 @@ __all__ = [
     "serving",
     "start",
     "stop",
+    "until_stopped",
 ]
+
+G = TypeVar("G", bound=Gunicorn)
 
 
 def stop(server: Gunicorn, timeout: float = STOP_TIMEOUT) -> int:
@@ -74,18 +77,27 @@ def start(
 
 
 @contextlib.contextmanager
+def until_stopped(server: G) -> Iterator[G]:
+    """``server`` for the block; then SIGTERM, which must exit 0 (else the test fails with
+    gunicorn's last words)."""
+    try:
+        yield server
+    finally:
+        status = stop(server)
+    assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{server.tail()}"
+
+
+@contextlib.contextmanager
 def serving(prefix: str, **env: str) -> Iterator[Gunicorn]:
     """The shipped app, one worker unless ``env`` says otherwise (whatever the calling shell
     exports, plus ``env``), its output in a temporary directory; stopped with SIGTERM at the end,
     which must exit 0."""
     environ = environment(ARBITER_LOG_LEVEL="warning", **{"ARBITER_WORKERS": "1", **env})
-    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
-        server = start(Path(tmp) / "gunicorn.out", environ)
-        try:
-            yield server
-        finally:
-            status = stop(server)
-        assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{server.tail()}"
+    with (
+        tempfile.TemporaryDirectory(prefix=prefix) as tmp,
+        until_stopped(start(Path(tmp) / "gunicorn.out", environ)) as server,
+    ):
+        yield server
 
 
 def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:

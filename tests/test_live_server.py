@@ -39,11 +39,8 @@ def server() -> Iterator[Server]:
         srv = gunicorn_support.start(
             Path(tmp) / "gunicorn.out", env, args=["--workers", str(WORKERS)], bind_option=True
         )
-        try:
+        with gunicorn_support.until_stopped(srv):
             yield srv
-        finally:
-            status = gunicorn_support.stop(srv)
-        assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{srv.tail(4000)}"
 
 
 # --- tests --------------------------------------------------------------------------------

@@ -125,12 +125,10 @@ def running(workdir: Path, workers: int = WORKERS, **env: str) -> Iterator[Serve
         workers=workers,
         boot_timeout=BOOT_TIMEOUT,
     )
-    server = Server(booted.port, booted.process, booted.log, access_log)
-    try:
+    with gunicorn_support.until_stopped(
+        Server(booted.port, booted.process, booted.log, access_log)
+    ) as server:
         yield server
-    finally:
-        status = gunicorn_support.stop(server)
-    assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{server.tail()}"
 
 
 @pytest.fixture(scope="module")

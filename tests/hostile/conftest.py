@@ -38,13 +38,13 @@ def served(**env: str) -> Iterator[Gunicorn]:
     environment = gunicorn_support.environment(
         SHELL_ONLY, **{"ARBITER_LOG_LEVEL": "warning", **env}
     )
-    with tempfile.TemporaryDirectory(prefix="arbiter-hostile-") as tmp:
-        server = gunicorn_support.start(Path(tmp) / "gunicorn.out", environment, serve=True)
-        try:
-            yield server
-        finally:
-            status = gunicorn_support.stop(server)
-        assert status == 0, f"gunicorn exited with {status} after SIGTERM:\n{server.tail()}"
+    with (
+        tempfile.TemporaryDirectory(prefix="arbiter-hostile-") as tmp,
+        gunicorn_support.until_stopped(
+            gunicorn_support.start(Path(tmp) / "gunicorn.out", environment, serve=True)
+        ) as server,
+    ):
+        yield server
 
 
 @pytest.fixture(scope="package")
