@@ -51,6 +51,7 @@ import tempfile
 import time
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -372,6 +373,13 @@ class Server(Gunicorn):
         return sum(cpu_seconds(pid) for pid in self.pids())
 
 
+def spawn(ctx: Any, target: Callable[..., None], *args: Any) -> Any:
+    """A started daemon process of ``ctx`` running ``target(*args)``."""
+    process = ctx.Process(target=target, args=args, daemon=True)
+    process.start()
+    return process
+
+
 def cpu_seconds(pid: int) -> float:
     """utime + stime of a process (and of its reaped children), from /proc."""
     try:
@@ -542,14 +550,8 @@ def run_config(
             warm_end = start_at + args.warmup
             end_at = warm_end + args.duration
             for index, workload in enumerate(workloads):
-                process = ctx.Process(
-                    target=client_main,
-                    args=(index, server.port, workload, args.seed, start_at, warm_end, end_at,
-                          queue),
-                    daemon=True,
-                )  # fmt: skip
-                process.start()
-                processes.append(process)
+                processes.append(spawn(ctx, client_main, index, server.port, workload,
+                                       args.seed, start_at, warm_end, end_at, queue))  # fmt: skip
             time.sleep(max(0.0, warm_end - time.time()))
             server_cpu = server.cpu_seconds()
             redis_cpu = cpu_seconds(redis_pid) if redis_pid else 0.0

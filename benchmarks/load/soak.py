@@ -37,7 +37,6 @@ import tempfile
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +58,7 @@ from benchmarks.load.loadtest import (  # noqa: E402
     make_workloads,
     percentiles,
     redis_client,
+    spawn,
 )
 from devtools import gunicorn_support  # noqa: E402
 from devtools.gunicorn_support import HOST  # noqa: E402
@@ -223,12 +223,6 @@ def start_server(redis_url: str, workdir: Path) -> gunicorn_support.Gunicorn:
     )
 
 
-def _spawn(ctx: Any, target: Callable[..., None], *args: Any) -> Any:
-    process = ctx.Process(target=target, args=args, daemon=True)
-    process.start()
-    return process
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     workloads = make_workloads(args.clients, args.archives, args.games, args.seed)
     redis = redis_client(args.redis_db)
@@ -247,13 +241,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             warm_end = start_at + args.warmup
             end_at = warm_end + args.duration
             for index, workload in enumerate(workloads):
-                processes.append(_spawn(ctx, client_main, index, server.port, workload,
+                processes.append(spawn(ctx, client_main, index, server.port, workload,
                                         args.seed, start_at, warm_end, end_at, queue))  # fmt: skip
             if args.hostile:
-                processes.append(_spawn(ctx, slow_main, server.port, end_at, queue))
+                processes.append(spawn(ctx, slow_main, server.port, end_at, queue))
                 for index in range(args.attackers):
                     processes.append(
-                        _spawn(ctx, bad_main, index, server.port, args.rate, end_at, queue)
+                        spawn(ctx, bad_main, index, server.port, args.rate, end_at, queue)
                     )
             reports = []
             deadline = end_at + 60
