@@ -55,9 +55,15 @@ def _output() -> Iterator[None]:
         yield
         sys.stdout.flush()
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        quiet_stdout()
+
+
+def quiet_stdout() -> None:
+    """Standard output's reader has gone (``arbiter ... | head``): what is left goes to the
+    null device, so that Python's flush at exit raises nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 class _InputError(Exception):

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Final, TypeVar
+from dataclasses import dataclass
+from typing import Final, TypeVar
 
 from limits import parse_many
 
@@ -36,6 +36,11 @@ class SettingsError(ValueError):
 def _optional_int(env: Mapping[str, str], name: str) -> int | None:
     raw = env.get(name)
     return None if raw is None or raw == "" else _number(env, name, 0, int)
+
+
+def _listed(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """The comma-separated values of ``name``, stripped, empty ones left out."""
+    return tuple(k.strip() for k in env.get(name, "").split(",") if k.strip())
 
 
 def _number(env: Mapping[str, str], name: str, default: T, kind: Callable[[str], T]) -> T:
@@ -130,13 +135,9 @@ class Settings:
             breaker_cooldown=_number(env, "ARBITER_BREAKER_COOLDOWN", d.breaker_cooldown, float),
             cache_min_events=_optional_int(env, "ARBITER_CACHE_MIN_EVENTS"),
             state_key=env.get("ARBITER_STATE_KEY") or None,
-            state_keys=tuple(
-                k.strip() for k in env.get("ARBITER_STATE_KEYS", "").split(",") if k.strip()
-            ),
+            state_keys=_listed(env, "ARBITER_STATE_KEYS"),
             server_state_key=env.get(SERVER_STATE_KEY_VAR) or None,
-            api_keys=tuple(
-                k.strip() for k in env.get("ARBITER_API_KEYS", "").split(",") if k.strip()
-            ),
+            api_keys=_listed(env, "ARBITER_API_KEYS"),
             metrics=env.get("ARBITER_METRICS", d.metrics).lower(),
             metrics_dir=env.get("PROMETHEUS_MULTIPROC_DIR") or None,
             rate_limit=env.get("ARBITER_RATE_LIMIT", d.rate_limit).strip(),
@@ -227,8 +228,3 @@ class Settings:
                     f"{len(secret.encode('utf-8'))}); make one with: python -c "
                     "'import secrets; print(secrets.token_urlsafe(48))'"
                 )
-
-    def with_(self, **changes: Any) -> Settings:
-        changed = replace(self, **changes)
-        changed.check()
-        return changed

@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import Any
 
@@ -232,12 +231,15 @@ class Worker(GeventWorker):
         super().load_wsgi()
         from arbiter.settings import Settings
 
-        self.app_metrics = _metrics_of(self.wsgi)
-        self.wsgi = with_deadlines(self.wsgi, Settings.from_env().body_timeout)
+        self.app_metrics = _extension(self.wsgi, "arbiter.metrics")
+        settings = _extension(self.wsgi, "arbiter.settings") or Settings.from_env()
+        self.wsgi = with_deadlines(self.wsgi, settings.body_timeout)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         status, reason = status_of(exc)
-        request_id = uuid.uuid4().hex
+        from arbiter.api.errors import new_request_id
+
+        request_id = new_request_id()
         if status >= 500:
             self.log.exception("error handling a request (request %s)", request_id)
             detail = f"{_DETAIL[500]}; quote request id {request_id}."
@@ -258,7 +260,7 @@ class Worker(GeventWorker):
             linger(client)
 
 
-def _metrics_of(app: Any) -> Any:
-    """The Flask app's :class:`~arbiter.api.metrics.Metrics`, if the app is ours."""
+def _extension(app: Any, name: str) -> Any:
+    """The Flask app's extension ``name`` (its metrics, its settings), if the app is ours."""
     extensions = getattr(app, "extensions", None)
-    return extensions.get("arbiter.metrics") if isinstance(extensions, dict) else None
+    return extensions.get(name) if isinstance(extensions, dict) else None

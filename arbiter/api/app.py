@@ -8,7 +8,6 @@ document live in ``app.extensions``.
 from __future__ import annotations
 
 import inspect
-import os
 import re
 import time
 from typing import Any
@@ -112,7 +111,7 @@ def _instrument(app: Flask) -> None:
     @app.before_request
     def _start() -> None:
         incoming = request.headers.get("X-Request-ID", "")
-        g.request_id = incoming if _REQUEST_ID.fullmatch(incoming) else os.urandom(16).hex()
+        g.request_id = incoming if _REQUEST_ID.fullmatch(incoming) else errors.new_request_id()
         g.started = time.perf_counter()
 
     @app.after_request

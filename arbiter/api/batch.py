@@ -49,9 +49,7 @@ def answer(referee: Referee, settings: Settings, lang: Lang, metrics: Metrics) -
 
     def observe(scored: Scored) -> None:
         if scored.error is None:
-            metrics.count_renuncios(scored.body)
-            if scored.body["illegal"] is not None:
-                metrics.illegal.labels(scored.body["illegal"]["code"]).inc()
+            metrics.count_adjudication(scored.body)
 
     lines = score_batch(body, scorer, settings.batch_max_lines, observe, _stop)
     return Response(

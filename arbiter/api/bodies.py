@@ -209,9 +209,9 @@ def decoded_chunks(accepts: Accepts = JSON_ONLY, limit: int | None = None) -> It
     return gunzip(chunks, limit) if coding == GZIP else chunks
 
 
-def read_json(accepts: Accepts = JSON_ONLY, limit: int | None = None) -> Any:
-    """The request's body as a JSON value (400 when it is not strict JSON)."""
-    raw = b"".join(decoded_chunks(accepts, limit))
+def read_json() -> Any:
+    """The request's JSON body as a JSON value (400 when it is not strict JSON)."""
+    raw = b"".join(decoded_chunks())
     try:
         return loads(raw)
     except JsonTextError as err:

@@ -15,6 +15,7 @@ than :data:`~arbiter.problems.MAX_PROBLEM_BYTES` (the bounds of :mod:`arbiter.pr
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -88,11 +89,14 @@ class Problem(Exception):
         )
 
     @classmethod
-    def from_arbiter_error(cls, err: ArbiterError, prefix: str = "") -> Problem:
+    def from_arbiter_error(cls, err: ArbiterError) -> Problem:
         listed, omitted = input_errors(err)
-        for error in listed:
-            error["pointer"] = prefix + error["pointer"]
         return cls.invalid(listed, omitted=omitted)
+
+
+def new_request_id() -> str:
+    """A request id of our own (32 hex digits), for a request that brought none we keep."""
+    return os.urandom(16).hex()
 
 
 def problem_document(

@@ -75,12 +75,14 @@ class Metrics:
     def cache_lookup(self, seconds: float) -> None:
         self.cache_latency.observe(seconds)
 
-    def count_renuncios(self, body: dict[str, Any]) -> None:
-        """The renuncios an adjudication reports (read from its body: no deal is unpacked
-        only to be counted)."""
+    def count_adjudication(self, body: dict[str, Any]) -> None:
+        """The renuncios and the illegal event an adjudication reports (read from its body, the
+        one of /v1/replays or /v1/scores: no deal is unpacked only to be counted)."""
         for deal in body["deals"]:
             for violation in deal["violations"]:
                 self.renuncios.labels(violation["obligation"]).inc()
+        if body["illegal"] is not None:
+            self.illegal.labels(body["illegal"]["code"]).inc()
 
     def observe_request(self, method: str, endpoint: str, status: int, seconds: float) -> None:
         key = (method, endpoint, status)

@@ -9,6 +9,7 @@ serialisation.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -21,7 +22,6 @@ from arbiter.api import batch, bodies, examples
 from arbiter.api import schemas as s
 from arbiter.api.errors import PROBLEM_JSON, Problem
 from arbiter.api.metrics import Metrics
-from arbiter.engine.errors import ArbiterError
 from arbiter.engine.rulesets import RULESETS
 from arbiter.i18n import Lang, pick_lang
 from arbiter.report import Replay, Verdict
@@ -38,8 +38,8 @@ _JSON = "application/json"
 _SECURITY: list[dict[str, list[str]]] = [{}, {"bearer": []}, {"apiKey": []}]
 
 
-def _problems(*statuses: int, **changed: str) -> dict[str, Any]:
-    """The problems of an operation (``changed``: other texts, as ``s415="..."``)."""
+def _problems(*statuses: int, texts: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """The problems of an operation (``texts``: this operation's own, by status)."""
     text = {
         400: "The body is not JSON.",
         401: "An API key is required (Authorization: Bearer or X-API-Key) and was not valid.",
@@ -51,7 +51,7 @@ def _problems(*statuses: int, **changed: str) -> dict[str, Any]:
         422: "The log is malformed or a deal is not a correct deal (errors name the fields).",
         429: "Over the rate limit of this API key or client; see Retry-After.",
     }
-    text |= {int(name.removeprefix("s")): value for name, value in changed.items()}
+    text |= texts or {}
     return {
         str(code): {
             "description": text[code],
@@ -103,15 +103,10 @@ def _lang() -> Lang:
 
 
 def _adjudicate(body: dict[str, Any], *, scores_only: bool = False) -> Replay:
-    """Replay a log through the service, counting the illegal event it stopped at."""
+    """Replay a log through the service (an ArbiterError is answered by the app's handler,
+    errors.register, as a 422 problem)."""
     referee = _referee()
-    try:
-        replay = referee.score(body) if scores_only else referee.replay(body)
-    except ArbiterError as err:
-        raise Problem.from_arbiter_error(err) from None
-    if replay.match.illegal is not None:
-        _metrics().illegal.labels(replay.match.illegal.code.value).inc()
-    return replay
+    return referee.score(body) if scores_only else referee.replay(body)
 
 
 def _count_verdict(verdict: Verdict) -> None:
@@ -139,7 +134,7 @@ def _count_verdict(verdict: Verdict) -> None:
 @v1.response(200, s.ReplaySchema, example=examples.replay_response())
 def post_replay() -> Response:
     body = _adjudicate(_read_body()).to_dict(_lang())
-    _metrics().count_renuncios(body)
+    _metrics().count_adjudication(body)
     return _json(body)
 
 
@@ -154,7 +149,7 @@ def post_replay() -> Response:
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
     body = _adjudicate(_read_body(), scores_only=True).scores_dict(_lang())
-    _metrics().count_renuncios(body)
+    _metrics().count_adjudication(body)
     return _json(body)
 
 
@@ -191,9 +186,11 @@ def post_scores() -> Response:
             413,
             415,
             429,
-            s400="The body is labelled gzip but is not gzip data, or is malformed.",
-            s413="The body is larger than ARBITER_BATCH_MAX_BYTES (Content-Length).",
-            s415="The body is not application/x-ndjson, or has a coding other than gzip.",
+            texts={
+                400: "The body is labelled gzip but is not gzip data, or is malformed.",
+                413: "The body is larger than ARBITER_BATCH_MAX_BYTES (Content-Length).",
+                415: "The body is not application/x-ndjson, or has a coding other than gzip.",
+            },
         ),
     },
 )
@@ -219,8 +216,6 @@ def post_scores_batch() -> Response:
 def post_validate() -> Response:
     try:
         verdict = _referee().validate_request(_read_body())
-    except ArbiterError as err:
-        raise Problem.from_arbiter_error(err) from None
     except UnknownState:
         _metrics().tokens_rejected.inc()
         raise Problem(

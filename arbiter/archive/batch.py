@@ -87,9 +87,9 @@ class _Batch:
         out = []
         for text in texts:
             self.number += 1
-            if is_blank(text):
-                continue
             if self.games == self.max_lines:
+                if is_blank(text):
+                    continue
                 message = (
                     f"a batch holds at most {self.max_lines} games: line {self.number} and "
                     "those after it were not read"
@@ -97,8 +97,9 @@ class _Batch:
                 out.append(stop_line(self.number, 413, TOO_MANY_LINES, message))
                 self.over = True
                 break
-            scored = self.scorer.score(self.number - 1, text)
-            assert scored is not None
+            scored = self.scorer.score(self.number - 1, text)  # None: a blank line
+            if scored is None:
+                continue
             self.games += 1
             self.observe(scored)
             out.append(stamp(scored.given_id, self.number, encode_body(scored)))

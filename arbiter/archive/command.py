@@ -32,7 +32,7 @@ from rich.progress import (
 
 from arbiter.archive.cluster import DaskUnavailable, connect, require, run_dask
 from arbiter.archive.formats import Writer, open_writer
-from arbiter.archive.inputs import SUFFIXES, Input, InputError, expand
+from arbiter.archive.inputs import Input, InputError, archive_suffix, expand
 from arbiter.archive.options import Format, available_cpus
 from arbiter.archive.records import ScoringConfig
 from arbiter.archive.runner import (
@@ -44,7 +44,7 @@ from arbiter.archive.runner import (
     run_processes,
 )
 from arbiter.archive.summary import Summary, table
-from arbiter.cli import EXIT_BAD_INPUT, EXIT_BREACH, EXIT_OK
+from arbiter.cli import EXIT_BAD_INPUT, EXIT_BREACH, EXIT_OK, quiet_stdout
 from arbiter.settings import Settings, SettingsError
 
 
@@ -72,7 +72,7 @@ def score(args: argparse.Namespace) -> int:
             outcome = _run(args.dask, jobs, Job(inputs, config, fmt, sink, progress))
             sink.close()
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
         return EXIT_OK
     except (OSError, DaskUnavailable) as err:  # the output (a full disk...), the scheduler
         return _fail(err)
@@ -120,14 +120,6 @@ def _report(args: argparse.Namespace, console: Console, outcome: Outcome, second
     return EXIT_BREACH if summary.error_lines or summary.breaches else EXIT_OK
 
 
-def _quiet_stdout() -> None:
-    """Standard output's reader has gone (``arbiter score ... | head``): the rest is dropped,
-    quietly, also when Python flushes it at exit."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-
-
 # --- the output ------------------------------------------------------------------------------
 
 
@@ -172,11 +164,8 @@ def _part_names(inputs: Sequence[Input], fmt: Format) -> dict[str, str]:
     taken: dict[str, str] = {}
     for item in inputs:
         stem = item.relative
-        for suffix in sorted([*SUFFIXES, ".gz"], key=len, reverse=True):
-            if stem.lower().endswith(suffix):
-                stem = stem[: -len(suffix)]
-                break
-        name = f"{stem}.scores{fmt.suffix}"
+        suffix = archive_suffix(stem) or (".gz" if stem.lower().endswith(".gz") else "")
+        name = f"{stem[: len(stem) - len(suffix)]}.scores{fmt.suffix}"
         if name in taken:
             raise UsageError(f"{taken[name]} and {item.name} would both be written to {name}")
         names[item.path], taken[name] = name, item.name

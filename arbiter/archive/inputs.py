@@ -82,13 +82,22 @@ class Input:
     relative: str
 
 
+#: Longest first, so that ``.ndjson.gz`` is found before ``.json`` could be.
+_LONGEST_FIRST: Final = sorted(SUFFIXES, key=len, reverse=True)
+
+
+def archive_suffix(name: str) -> str | None:
+    """The suffix of :data:`SUFFIXES` that ``name`` ends with, in any case (None: none)."""
+    lower = name.lower()
+    return next((suffix for suffix in _LONGEST_FIRST if lower.endswith(suffix)), None)
+
+
 def kind_of(path: str) -> Kind:
     """How a file named ``path`` is read: by its suffix; any other suffix is NDJSON."""
-    name = path.lower()
-    for suffix in sorted(SUFFIXES, key=len, reverse=True):
-        if name.endswith(suffix):
-            return SUFFIXES[suffix]
-    return Kind.GZIP if name.endswith(".gz") else Kind.NDJSON
+    suffix = archive_suffix(path)
+    if suffix is not None:
+        return SUFFIXES[suffix]
+    return Kind.GZIP if path.lower().endswith(".gz") else Kind.NDJSON
 
 
 def expand(paths: Sequence[str]) -> list[Input]:
@@ -117,7 +126,7 @@ def _folder(folder: Path, given: str) -> list[Input]:
     found = []
     for child in folder.rglob("*"):
         relative = child.relative_to(folder).as_posix()
-        if any(relative.lower().endswith(s) for s in SUFFIXES) and child.is_file():
+        if archive_suffix(relative) is not None and child.is_file():
             found.append((relative, child))
     if not found:
         suffixes = ", ".join(SUFFIXES)

@@ -22,6 +22,7 @@ from typing import Any, Final, NamedTuple
 import orjson
 
 from arbiter.engine.errors import ArbiterError
+from arbiter.engine.log import Limits
 from arbiter.i18n import Lang
 from arbiter.jsontext import JsonTextError, loads
 from arbiter.problems import error_list, input_errors
@@ -105,13 +106,10 @@ class ScoringConfig:
             settings.max_errors,
         )
 
-    def settings(self) -> Settings:
-        return Settings(
-            max_body_bytes=self.max_line_bytes,
-            max_deals=self.max_deals,
-            max_name_length=self.max_name_length,
-            max_errors=self.max_errors,
-        )
+    @property
+    def limits(self) -> Limits:
+        """The limits the log parser applies to each line."""
+        return Limits(max_deals=self.max_deals, max_name_length=self.max_name_length)
 
 
 def line_error(
@@ -136,7 +134,7 @@ class Scorer:
 
     @classmethod
     def of(cls, config: ScoringConfig) -> Scorer:
-        return cls(Referee(config.settings().limits), config)
+        return cls(Referee(config.limits), config)
 
     def score(self, index: int, text: Text) -> Scored | None:
         """The line scored, or None when it is blank."""

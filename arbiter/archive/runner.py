@@ -77,32 +77,39 @@ def each(lines: Generator[Scored, None, T], use: Callable[[Scored], None]) -> T:
         use(scored)
 
 
+def score_piece(
+    piece: Piece, scorer: Scorer, use: Callable[[PieceResult, Scored], None]
+) -> PieceResult:
+    """The result of ``piece``, its summary filled in, after ``use(result, line)`` of every
+    scored line."""
+    result = PieceResult(piece.input, 0, piece.size)
+
+    def counted(scored: Scored) -> None:
+        result.summary.add(scored)
+        use(result, scored)
+
+    result.lines, result.problem = each(scored_lines(piece, scorer), counted)
+    return result
+
+
 def run_task(task: Task, config: ScoringConfig, fmt: Format) -> list[PieceResult]:
     """A task scored where it runs (a worker process, a Dask worker): its pieces' results."""
     scorer = Scorer.of(config)
-    results = []
-    for piece in task:
-        result = PieceResult(piece.input, 0, piece.size)
 
-        def keep(scored: Scored, result: PieceResult = result) -> None:
-            result.summary.add(scored)
-            result.items.append((scored.index, scored.given_id, payload(fmt, scored)))
+    def keep(result: PieceResult, s: Scored) -> None:
+        result.items.append((s.index, s.given_id, payload(fmt, s)))
 
-        result.lines, result.problem = each(scored_lines(piece, scorer), keep)
-        results.append(result)
-    return results
+    return [score_piece(piece, scorer, keep) for piece in task]
 
 
 # --- writing in order --------------------------------------------------------------------
 
 
 class Numbering:
-    """Where the lines of the pieces of a run are, pieces coming in order: ``FILE:LINE``, or the
-    line number alone (``named`` false)."""
+    """Where the lines of the pieces of a run are, pieces coming in order: ``FILE:LINE``."""
 
-    def __init__(self, inputs: Sequence[Input], named: bool = True) -> None:
+    def __init__(self, inputs: Sequence[Input]) -> None:
         self.inputs = inputs
-        self.named = named
         self.current = -1
         self._base = 0  # lines of the current input before this piece
 
@@ -115,7 +122,7 @@ class Numbering:
 
     def source(self, index: int) -> Source:
         number = self._base + index + 1
-        return f"{self.inputs[self.current].name}:{number}" if self.named else number
+        return f"{self.inputs[self.current].name}:{number}"
 
     def finish(self, lines: int) -> None:
         self._base += lines
@@ -192,17 +199,14 @@ def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     """Every piece scored in this process, each line written as soon as it is scored."""
     outcome = Outcome()
     scorer = Scorer.of(job.config)
+
+    def write(_: PieceResult, s: Scored) -> None:
+        job.sink.put(s.index, s.given_id, payload(job.fmt, s))
+
     for task in plan(job.inputs, block, job.config.max_line_bytes, workers_read_gzip=False):
         for piece in task:
             job.sink.start(piece.input)
-            result = PieceResult(piece.input, 0, piece.size)
-
-            def write(scored: Scored, result: PieceResult = result) -> None:
-                result.summary.add(scored)
-                job.sink.put(scored.index, scored.given_id, payload(job.fmt, scored))
-
-            result.lines, result.problem = each(scored_lines(piece, scorer), write)
-            _done(job, result, outcome)
+            _done(job, score_piece(piece, scorer, write), outcome)
     return outcome
 
 
