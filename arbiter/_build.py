@@ -78,20 +78,25 @@ def choose(environ: dict[str, str] | os._Environ[str] = os.environ) -> tuple[str
     if environ.get("ARBITER_PURE", "") not in ("", "0"):
         _use_sources()
         return "pure", None
-    if not all(_extension_exists(m) for m in COMPILED):
+    present = [_extension_exists(m) for m in COMPILED]
+    if not any(present):
         return "pure", None
-    try:
-        stamp = json.loads(STAMP.read_text(encoding="utf-8"))
-        fresh = stamp.get("sources") == digests()
-    except (OSError, ValueError, AttributeError):
-        fresh = False
-    if fresh:
+    if all(present) and _stamp_is_fresh():
         return "compiled", None
+    # a part of a build must not run either: its modules would mix with the sources'
     _use_sources()
     return "pure", (
-        "arbiter: the compiled engine is older than its sources; running the pure build "
-        "(run `make install` to rebuild it)"
+        "arbiter: the compiled engine is older than its sources (or incomplete); running the "
+        "pure build (run `make install` to rebuild it)"
     )
+
+
+def _stamp_is_fresh() -> bool:
+    try:
+        stamp = json.loads(STAMP.read_text(encoding="utf-8"))
+        return bool(stamp.get("sources") == digests())
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _use_sources() -> None:

@@ -122,8 +122,9 @@ class Verdict:
 
     def _correct_now(self) -> int | None:
         """The correct plays of the seat to act, when judging the move already found them."""
-        j, state = self.judgement, self.position.deal
-        if j.move.kind == PLAY and j.move.seat == state.turn and j.verdict is not Ruling.ILLEGAL:
+        j = self.judgement
+        # a play that is not illegal was the turn's seat's (else: out of turn)
+        if j.move.kind == PLAY and j.verdict is not Ruling.ILLEGAL:
             return j.correct
         return None
 

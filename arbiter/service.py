@@ -24,8 +24,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, Final
 
-from arbiter.cache import PrefixKeys, StateCache, build_cache
-from arbiter.cache.states import CacheObserver
+from arbiter.cache import CacheObserver, PrefixKeys, StateCache, build_cache
 from arbiter.engine.errors import ArbiterError, LogError
 from arbiter.engine.log import (
     DEFAULT_LIMITS,
@@ -36,7 +35,7 @@ from arbiter.engine.log import (
     parse_rest,
     raw_deals,
 )
-from arbiter.engine.match import MatchState, Position, Ruling, advance
+from arbiter.engine.match import MatchState, Position, Ruling, advance, replay
 from arbiter.engine.moves import Move
 from arbiter.engine.setup import next_dealer
 from arbiter.engine.snapshot import SnapshotError, decode, encode
@@ -87,7 +86,7 @@ class Referee:
         """Adjudicate a log for its scores only: no token, and no cache — scoring is for
         finished games sent once (archives), not for growing logs."""
         parsed = parse_log(log, self.limits)
-        return Replay(advance(MatchState(parsed.header), parsed))
+        return Replay(replay(parsed))
 
     def validate(self, log: object, move: object) -> Verdict:
         """Judge ``move`` at the end of ``log``, whose last deal must be unfinished for any
@@ -221,7 +220,7 @@ class Referee:
                 cache.reject()
                 cache.miss()
         parsed = parse_log(log, self.limits)
-        return advance(MatchState(parsed.header), parsed), keys, None
+        return replay(parsed), keys, None
 
     def _resumed(
         self, log: Any, at: tuple[int, int], snapshot: bytes, every_deal: bool

@@ -19,7 +19,6 @@ player names, and compressed lengths would tell it something about the hands.
 from __future__ import annotations
 
 import base64
-import binascii
 import os
 import re
 from collections.abc import Sequence
@@ -90,7 +89,7 @@ class Sealer:
             raise TokenError("not a state token")
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        except (binascii.Error, ValueError):  # a length no base64 text has
+        except ValueError:  # binascii.Error: a length no base64 text has
             raise TokenError("not a state token") from None
         if len(raw) <= _HEAD + _NONCE_BYTES or raw[0] != TOKEN_VERSION:
             raise TokenError("not a state token of this version")

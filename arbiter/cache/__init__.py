@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 from arbiter.cache.breaker import CircuitBreaker
-from arbiter.cache.keys import PrefixKeys, events_in, prefix_keys
+from arbiter.cache.keys import PrefixKeys, prefix_keys
 from arbiter.cache.states import CacheObserver, StateCache
 from arbiter.cache.stores import MemoryStore, RedisClusterStore, RedisStore, StateStore
 from arbiter.settings import Settings
@@ -28,7 +28,6 @@ __all__ = [
     "PrefixKeys",
     "StateCache",
     "build_cache",
-    "events_in",
     "prefix_keys",
 ]
 

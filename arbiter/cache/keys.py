@@ -33,7 +33,7 @@ _DIGEST_BYTES: Final = 16
 #: The top-level fields of a log that the replay reads besides its deals.
 _HEADER_FIELDS: Final = ("ruleset", "options", "notation", "players")
 
-Position = tuple[int, int]
+Progress = tuple[int, int]
 """(deals started, events applied in the last one), as ``MatchState.progress``."""
 
 
@@ -55,17 +55,18 @@ class PrefixKeys:
         hasher = hashlib.blake2b(
             _dumps(header), key=secret, digest_size=_DIGEST_BYTES, person=b"tute-key"
         )
+        first = _setup_bytes(deals[0])  # names the game, and starts its first deal
         game = hasher.copy()
-        game.update(_setup_bytes(deals[0]))
+        game.update(first)
         self.game = game.hexdigest()[:10]
-        boundaries: list[tuple[Position, str]] = []
+        boundaries: list[tuple[Progress, str]] = []
         for index, deal in enumerate(deals[:-1], 1):
             events = deal.get("events", [])
-            hasher.update(_setup_bytes(deal))
+            hasher.update(first if index == 1 else _setup_bytes(deal))
             hasher.update(_dumps(events))
             boundaries.append(((index, len(events)), self._key(hasher.digest())))
         last = deals[-1]
-        hasher.update(_setup_bytes(last))
+        hasher.update(first if len(deals) == 1 else _setup_bytes(last))
         events = last.get("events", [])
         encoded = _dumps(events)
         count = len(deals)

@@ -178,14 +178,11 @@ def parse_rest(header: Header, deals: list[Any], deal: int, event: int, dealer: 
     """The part of a log after its first ``event`` events of deal ``deal``, already applied
     (a replay resumed from a cached state): the rest of that deal's events, then the deals
     after it, whose default dealers follow on from ``dealer`` (the next deal's)."""
-    n = len(header.players)
     raw = deals[deal]
-    events = raw.get("events", []) if isinstance(raw, Mapping) else None
-    if not isinstance(events, list):
-        raise LogError("must be a list of events", ("deals", deal, "events"))
-    _check_event_count(header.ruleset, n, events, ("deals", deal, "events"))
     try:
-        rest = tuple(_parse_events(events, n, header.notation, start=event))
+        rest = _deal_events(
+            header, raw.get("events", []) if isinstance(raw, Mapping) else None, event
+        )
     except ArbiterError as err:
         raise err.at("deals", deal) from None
     later = parse_deals(header, deals[deal + 1 :], deal + 1, dealer)
@@ -226,11 +223,17 @@ def _parse_deal(
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
         raise LogError(f"must be a seat from 0 to {players - 1}", ("dealer",))
     setup = build_setup(ruleset, players, dealer, raw, header.notation)
-    raw_events = raw.get("events", [])
-    if not isinstance(raw_events, list):
+    return setup, _deal_events(header, raw.get("events", []))
+
+
+def _deal_events(header: Header, raw: object, start: int = 0) -> tuple[MoveCode, ...]:
+    """A deal's ``events`` from the ``start``-th on (those before it already applied). Paths
+    are relative to the deal."""
+    if not isinstance(raw, list):
         raise LogError("must be a list of events", ("events",))
-    _check_event_count(ruleset, players, raw_events, ("events",))
-    return setup, tuple(_parse_events(raw_events, players, header.notation))
+    players = len(header.players)
+    _check_event_count(header.ruleset, players, raw, ("events",))
+    return tuple(_parse_events(raw, players, header.notation, start=start))
 
 
 def _check_event_count(

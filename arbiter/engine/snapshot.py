@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import msgpack
 
-from arbiter.engine.cards import FULL_PACK
+from arbiter.engine.cards import FULL_PACK, NOTATIONS
 from arbiter.engine.log import Header
 from arbiter.engine.match import DealRecord, MatchState, Position
 from arbiter.engine.rulesets import get_ruleset, resolve_options
@@ -159,7 +159,7 @@ def _header_fields(header: Header) -> list[Any]:
 def _header_from(fields: list[Any]) -> Header:
     name, overrides, notation, players = fields
     ruleset = get_ruleset(name)
-    if notation not in ("spanish", "french") or len(players) not in ruleset.players:
+    if notation not in NOTATIONS or len(players) not in ruleset.players:
         raise SnapshotError("corrupt header")
     return Header(ruleset, resolve_options(ruleset, overrides), notation, tuple(players))
 

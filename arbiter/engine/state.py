@@ -326,6 +326,8 @@ class DealState:
     def apply(self, move: Move, index: int) -> IllegalCode | None:
         """Apply ``move`` as the ``index``-th event of the deal, or return why it is illegal
         (and change nothing)."""
+        if move.kind != PLAY:
+            return self._declare(move, index)
         return self.apply_code(move.code, index)
 
     def apply_code(self, code: MoveCode, index: int) -> IllegalCode | None:
