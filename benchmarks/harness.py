@@ -70,26 +70,18 @@ floor_app = _make_floor_app()
 # --- servers ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Server:
-    port: int
-    pid: int
-
-    def workers(self) -> set[int]:
-        """The worker processes (children of the master)."""
-        try:
-            children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
-        except FileNotFoundError:
-            return set()
-        return {int(c) for c in children}
+@dataclass
+class Server(gunicorn_support.Gunicorn):
+    """A running gunicorn, with what the benchmarks read of it."""
 
     def cpu_seconds(self) -> float:
         """CPU time of the master and its workers so far, the reaped ones included (the
         master's cutime/cstime), so that recycled workers still count."""
-        ticks = sum(int(f) for f in _stat_fields(self.pid)[11:15])  # utime stime cutime cstime
-        for pid in self.workers():
+        pid = self.process.pid
+        ticks = sum(int(f) for f in _stat_fields(pid)[11:15])  # utime stime cutime cstime
+        for worker in self.workers():
             with contextlib.suppress(OSError, IndexError, ValueError):
-                ticks += sum(int(f) for f in _stat_fields(pid)[11:13])
+                ticks += sum(int(f) for f in _stat_fields(worker)[11:13])
         return ticks / os.sysconf("SC_CLK_TCK")
 
     def post(self, path: str, body: bytes) -> gunicorn_support.Answer:
@@ -118,7 +110,7 @@ def serve(
     with gunicorn_support.running(
         env, ready, app=app, args=list(args), bind_option=True, name=app
     ) as server:
-        yield Server(server.port, server.process.pid)
+        yield Server(server.port, server.process, server.log)
 
 
 # --- wrk -------------------------------------------------------------------------------------
