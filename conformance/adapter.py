@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 import arbiter
-from arbiter.conformance import replay_fields
+from arbiter.conformance import refusal, replay_fields, verdict_fields
 from arbiter.engine.errors import ArbiterError
 
 
@@ -18,17 +18,13 @@ def answer(question: dict[str, Any]) -> dict[str, Any]:
     log, ask = question["log"], question["ask"]
     try:
         if ask == "verdict":
-            body = arbiter.validate(log, question["move"]).to_dict()
-            said: dict[str, Any] = {"verdict": body["verdict"]}
-            for name in ("obligation", "code"):
-                if body[name] is not None:
-                    said[name] = body[name]
-            return said
+            return verdict_fields(arbiter.validate(log, question["move"]).to_dict())
         body = arbiter.replay(log).to_dict()
-    except ArbiterError as err:  # the log is refused
-        return {"error": {"status": 422, "pointer": err.pointer}}
+    except ArbiterError as err:  # the log is refused: status 422, and its pointer if any
+        return refusal(err)
     if ask == "legal_moves":
-        return {"legal_moves": body["next"]["legal_moves"]}
+        after = body["next"]  # null once the game (or the match) is over
+        return {"legal_moves": None if after is None else after["legal_moves"]}
     if ask == "replay":
         return {"replay": replay_fields(body)}
     return {"unsupported": True}

@@ -14,7 +14,7 @@ full-log verdict, ``arbiter.validate(prefix, move).to_dict()`` on the log so far
   client, or HTTP to a live gunicorn;
 - :func:`assert_token_ends`: a token opened with the server's secrets holds the position a
   replay of the whole log reaches (standing included);
-- :data:`TABLES`: every ruleset with every number of players it seats.
+- :data:`TABLES`: every ruleset with every number of players it seats (:mod:`tests.reference`'s).
 
 Used by tests/test_two_workers.py and tests/test_cache_cluster.py.
 """
@@ -28,17 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import arbiter
-from arbiter.engine.rulesets import RULESETS
 from arbiter.simulate import random_log
 from arbiter.tokens import Sealer
+from tests.reference import TABLES
 
 #: One request: (path, JSON payload) -> (status, decoded JSON body).
 Post = Callable[[str, Mapping[str, Any]], tuple[int, Any]]
-
-#: Every ruleset with every number of players it seats: (ruleset, players).
-TABLES: tuple[tuple[str, int], ...] = tuple(
-    (name, players) for name, ruleset in RULESETS.items() for players in ruleset.players
-)
 
 
 def decided_match(
@@ -68,7 +63,12 @@ def setup_of(deal: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def without_state_id(body: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in body.items() if k != "state_id"}
+    """The answer minus ``state_id`` (a server with a token secret makes one, the library says
+    null), which must be null or a non-empty string."""
+    answer = dict(body)
+    state_id = answer.pop("state_id", None)
+    assert state_id is None or (isinstance(state_id, str) and state_id)
+    return answer
 
 
 @dataclass
@@ -146,3 +146,17 @@ def slots_of(cls: type) -> tuple[str, ...]:
     Python, ``__mypyc_attrs__`` once mypyc has compiled it."""
     names: tuple[str, ...] = getattr(cls, "__slots__", None) or cls.__mypyc_attrs__  # type: ignore[attr-defined]
     return tuple(n for n in names if n != "__dict__")
+
+
+__all__ = [
+    "TABLES",  # tests/reference.py's, re-exported
+    "Post",
+    "Walk",
+    "assert_token_ends",
+    "decided_match",
+    "prefix",
+    "setup_of",
+    "slots_of",
+    "walk_by_token",
+    "without_state_id",
+]

@@ -47,7 +47,7 @@ from arbiter.simulate import random_log
 from arbiter.tokens import derive
 from tests import redis_support
 from tests.api_support import EXAMPLES_DIR, make_client, metric_value
-from tests.positions_support import TABLES
+from tests.positions_support import TABLES, prefix, without_state_id
 from tests.redis_support import SHARED_URL, free_port
 
 # the fixture of tests/redis_support.py
@@ -96,14 +96,6 @@ def game(ruleset: str, players: int, seed: int, **kwargs: Any) -> dict[str, Any]
     return random_log(ruleset, random.Random(seed), players=players, **kwargs)
 
 
-def prefix(log: Mapping[str, Any], deals: int, events: int) -> dict[str, Any]:
-    """``log`` cut after ``events`` events of its deal number ``deals`` (1-based)."""
-    out = copy.deepcopy(dict(log))
-    out["deals"] = out["deals"][:deals]
-    out["deals"][-1]["events"] = out["deals"][-1]["events"][:events]
-    return out
-
-
 def positions_of(log: Mapping[str, Any]) -> list[Position]:
     """Every position of a log in order: (deals started, events of the last one)."""
     return [
@@ -123,11 +115,7 @@ def whole_key(log: Mapping[str, Any], secret: bytes = SECRET) -> str:
 
 def all_keys(log: Mapping[str, Any], secret: bytes = SECRET) -> dict[Position, str]:
     """The key of every prefix of ``log``."""
-    return {(d, k): whole_key(prefix(log, d, k), secret) for d, k in positions_of(log)}
-
-
-def without_state_id(body: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in body.items() if k != "state_id"}
+    return {(d, k): whole_key(prefix(log, d - 1, k), secret) for d, k in positions_of(log)}
 
 
 def cold(log: Mapping[str, Any]) -> dict[str, Any]:
@@ -208,7 +196,7 @@ def test_the_lookups_are_the_whole_log_its_parent_and_every_deal_end() -> None:
     assert [p for p, _ in keys.lookups] == [(3, 6), (3, 5), (2, lengths[1]), (1, lengths[0])]
     every = all_keys(log)
     assert all(key == every[p] for p, key in keys.lookups)
-    assert [p for p, _ in keys_of(prefix(log, 2, 0)).lookups] == [(2, 0), (1, lengths[0])]
+    assert [p for p, _ in keys_of(prefix(log, 1, 0)).lookups] == [(2, 0), (1, lengths[0])]
 
 
 @pytest.mark.parametrize("log", [TWO_DEALS, FOUR_P, GANA_PIERDE], ids=["2p", "4p", "gp5"])
@@ -219,7 +207,7 @@ def test_after_a_move_is_the_key_of_the_longer_log(log: dict[str, Any]) -> None:
         events = log["deals"][d - 1]["events"]
         if k == len(events):
             continue
-        assert keys_of(prefix(log, d, k)).after(events[k]) == every[(d, k + 1)]
+        assert keys_of(prefix(log, d - 1, k)).after(events[k]) == every[(d, k + 1)]
         checked += 1
     assert checked == sum(len(d["events"]) for d in log["deals"])
 
@@ -356,14 +344,14 @@ def test_the_memory_cache_stays_within_its_bound() -> None:
     client = make_client(cache="memory", cache_max_entries=5, cache_min_events=0)
     log = game("tute-3p", 3, 2, deals=1)
     for k in range(12):
-        replay_ok(client, prefix(log, 1, k))
+        replay_ok(client, prefix(log, 0, k))
     referee = client.application.extensions["arbiter.referee"]
     store = referee.cache.store
     assert isinstance(store, MemoryStore)
     assert len(store) == 5
     before = cache_events(client)
-    replay_ok(client, prefix(log, 1, 11))  # one of the newest
-    replay_ok(client, prefix(log, 1, 1))  # evicted long ago
+    replay_ok(client, prefix(log, 0, 11))  # one of the newest
+    replay_ok(client, prefix(log, 0, 1))  # evicted long ago
     after = cache_events(client)
     assert (after["hit"] - before["hit"], after["miss"] - before["miss"]) == (1, 1)
 
@@ -508,7 +496,7 @@ def test_an_outage_is_logged_once_when_it_begins_and_once_when_it_ends(
     recorder = Recorder()
     cache = StateCache(store, SECRET, 60, CircuitBreaker(3, 10.0, clock), 0, recorder)
     referee = arbiter.Referee(cache=cache)
-    log = prefix(TWO_DEALS, 2, 6)
+    log = prefix(TWO_DEALS, 1, 6)
     caplog.set_level(logging.INFO, logger="arbiter.cache")
     referee.replay(log)
     assert store.calls == 2  # one lookup, one write
@@ -546,7 +534,7 @@ def test_examples_answer_the_same_from_the_cache(service: FlaskClient) -> None:
         valid = arbiter.replay(log).to_dict()["status"] != "invalid"
         assert after["hit"] - before["hit"] == int(valid), path.name
         # prefixes: the end of every deal, and points inside every deal
-        for d, deal in enumerate(log["deals"], 1):
+        for d, deal in enumerate(log["deals"]):
             n = len(deal["events"])
             for k in sorted({0, 1, n // 3, n // 2, n - 1, n} - {-1}):
                 replay_ok(service, prefix(log, d, k))
@@ -566,7 +554,7 @@ def test_random_games_prefix_by_prefix_hit_the_cache(
             ruleset, players, seed, deals=3, finish_last=finish, renuncio_rate=0.05, stop_after=20
         )
         for d, k in positions_of(log):
-            replay_ok(service, prefix(log, d, k))
+            replay_ok(service, prefix(log, d - 1, k))
             requests += 1
         replay_ok(service, log)  # the same log again
         requests += 1
@@ -581,7 +569,7 @@ def test_full_log_validation_move_by_move_hits_every_time(
 ) -> None:
     log = game(ruleset, players, 40, deals=2, renuncio_rate=0.0, declare_rate=0.7)
     steps = 0
-    for d, raw in enumerate(log["deals"], 1):
+    for d, raw in enumerate(log["deals"]):
         for k, move in enumerate(raw["events"]):
             before = prefix(log, d, k)
             answer = validate(service, {**before, "move": move})
@@ -606,7 +594,7 @@ def test_a_replay_resumes_from_the_longest_cached_prefix(
     lengths = [len(d["events"]) for d in log["deals"]]
     last = len(lengths)
     assert last >= 2
-    replays = [prefix(log, last - 1, lengths[-2]), log]
+    replays = [prefix(log, last - 2, lengths[-2]), log]
     for each in replays:  # each is kept
         assert without_state_id(referee.replay(each).to_dict()) == cold(each)
     assert recorder.events == {"miss": 1, "hit": 1}  # the second resumed from the first
@@ -647,7 +635,7 @@ def test_redis_entries_carry_the_ttl_and_one_hash_tag(redis_db: Redis) -> None:
     client = make_client(redis_url=SHARED_URL, state_key=KEY, cache_ttl=120, cache_min_events=0)
     log = game("tute-2p", 2, 12, deals=2, finish_last=False, stop_after=4)
     replay_ok(client, log)
-    replay_ok(client, prefix(log, 2, 3))
+    replay_ok(client, prefix(log, 1, 3))
     keys = sorted(k.decode() for k in redis_db.keys("*"))
     assert len(keys) == 2
     for key in keys:

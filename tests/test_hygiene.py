@@ -19,7 +19,6 @@ import sys
 import tomllib
 from functools import cache
 from importlib.metadata import PackageNotFoundError, distribution
-from pathlib import Path
 
 import pytest
 import yaml
@@ -29,9 +28,8 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 import arbiter
-from tests.api_support import committed_spec, make_client
+from tests.api_support import ROOT, committed_spec, make_client
 
-ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
 

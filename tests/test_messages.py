@@ -14,6 +14,7 @@ import arbiter
 from arbiter.engine.cards import make_card
 from arbiter.i18n import Phrases, pick_lang
 from arbiter.simulate import random_log
+from tests import reference
 from tests.hand_built import (
     NAMES,
     RANKS,
@@ -24,10 +25,8 @@ from tests.hand_built import (
     hands_2p,
     log_of,
     play,
-    rank,
     run,
     sing,
-    suit,
     tute,
 )
 
@@ -216,12 +215,8 @@ def test_card_words(lang: Any, notation: Any, rank_: int, suit_: int, words: str
 
 # --- French notation ------------------------------------------------------------------------
 
-TO_FRENCH_RANK = {1: "A", 10: "J", 11: "Q", 12: "K"}
-TO_FRENCH_SUIT = {"O": "D", "C": "H", "E": "S", "B": "C"}
-
-
 def french(code: str) -> str:
-    return TO_FRENCH_RANK.get(rank(code), str(rank(code))) + TO_FRENCH_SUIT[suit(code)]
+    return reference.code(reference.card(code), "french")
 
 
 def to_french(log: dict[str, Any]) -> dict[str, Any]:
@@ -234,7 +229,7 @@ def to_french(log: dict[str, Any]) -> dict[str, Any]:
             out["trump_card"] = french(deal["trump_card"])
         out["events"] = [
             {**e, "card": french(e["card"])} if e["type"] == "play"
-            else {**e, "suit": TO_FRENCH_SUIT[e["suit"]]} if e["type"] == "sing" else e
+            else {**e, "suit": reference.FRENCH_SUITS[e["suit"]]} if e["type"] == "sing" else e
             for e in deal["events"]
         ]  # fmt: skip
         deals.append(out)

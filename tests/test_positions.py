@@ -33,7 +33,7 @@ from arbiter.service import Referee
 from arbiter.simulate import random_log
 from arbiter.tokens import Sealer
 from tests.api_support import EXAMPLES_DIR
-from tests.positions_support import TABLES, slots_of
+from tests.positions_support import TABLES, prefix, slots_of, without_state_id
 
 SECRET = "positions-tests-secret-0123456789abcdef"
 SEALER = Sealer([SECRET])
@@ -127,22 +127,11 @@ def test_every_example_position_round_trips_through_a_token(path: Path) -> None:
 # --- whole matches by token ----------------------------------------------------------------------
 
 
-def truncated(log: dict[str, Any], deal: int, events: int) -> dict[str, Any]:
-    out = json.loads(json.dumps(log))
-    out["deals"] = out["deals"][: deal + 1]
-    out["deals"][-1]["events"] = out["deals"][-1]["events"][:events]
-    return out
-
-
-def without_state_id(body: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in body.items() if k != "state_id"}
-
-
 def play_by_tokens(referee: Referee, log: dict[str, Any]) -> list[dict[str, Any]]:
     """Validate every event of ``log`` through tokens alone, checking each verdict against the
     full log's; returns the verdicts. The first token comes from the replay of the first deal
     without events; every later deal begins with ``deal``."""
-    first = truncated(log, 0, 0)
+    first = prefix(log, 0, 0)
     token = referee.replay(first).state_id
     assert token is not None
     verdicts = []
@@ -151,7 +140,7 @@ def play_by_tokens(referee: Referee, log: dict[str, Any]) -> list[dict[str, Any]
         for j, move in enumerate(raw["events"]):
             deal = setup if (j == 0 and d > 0) else None
             by_token = referee.validate_token(token, move, deal).to_dict()
-            by_log = arbiter.validate(truncated(log, d, j), move).to_dict()
+            by_log = arbiter.validate(prefix(log, d, j), move).to_dict()
             assert without_state_id(by_token) == without_state_id(by_log), (d, j, move)
             verdicts.append(by_token)
             if by_token["verdict"] != "ok":

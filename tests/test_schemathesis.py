@@ -47,7 +47,7 @@ from arbiter.api import create_app
 from arbiter.i18n import Lang
 from arbiter.settings import Settings
 from arbiter.simulate import random_log
-from tests.positions_support import TABLES
+from tests.positions_support import TABLES, without_state_id
 
 SPEC_PATH = Path(__file__).resolve().parent.parent / "api_spec" / "openapi.yaml"
 SPEC: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
@@ -214,14 +214,6 @@ def _expected(path: str, body: dict[str, Any], lang: Lang) -> dict[str, Any]:
     return result.to_dict(lang) if path == "/v1/replays" else result.scores_dict(lang)
 
 
-def _without_state_id(answer: dict[str, Any]) -> dict[str, Any]:
-    """The answer minus ``state_id`` (the server's cache makes one, the library says null)."""
-    answer = dict(answer)
-    state_id = answer.pop("state_id", None)
-    assert state_id is None or (isinstance(state_id, str) and state_id)
-    return answer
-
-
 def test_answers_conform() -> None:
     """Real games, every POST operation, both languages: all checks pass, bodies as the library."""
     seen_statuses: set[str] = set()
@@ -233,7 +225,7 @@ def test_answers_conform() -> None:
         response = case.call_and_validate(app=APP)
         assert response.status_code == 200, name
         answer = response.json()
-        assert _without_state_id(answer) == _without_state_id(_expected(path, body, lang)), name
+        assert without_state_id(answer) == without_state_id(_expected(path, body, lang)), name
         if "status" in answer:
             seen_statuses.add(answer["status"])
         else:
@@ -262,7 +254,7 @@ def test_state_ids_round_trip() -> None:
             case = validate_op.Case(body={"state_id": state_id, "move": move})
             answer = case.call_and_validate(app=APP).json()
             expected = arbiter.validate(current, move).to_dict()
-            assert _without_state_id(answer) == _without_state_id(expected), (name, step)
+            assert without_state_id(answer) == without_state_id(expected), (name, step)
             assert answer["verdict"] == "ok" and answer["state_id"], (name, step)
             state_id = answer["state_id"]
             current["deals"][-1]["events"].append(move)

@@ -20,24 +20,21 @@ from arbiter.engine.log import parse_log
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import get_ruleset
 from arbiter.engine.setup import build_setup
+from tests import reference
 
-RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-#: ruleset -> players -> (cards per hand, removed rank)
-SHAPE = {
-    "tute-2p": {2: (8, None)},
-    "tute-3p": {3: (12, 2)},
-    "tute-4p": {4: (10, None)},
-    "tute-cabron": {3: (12, 2)},
-    "tute-gana-pierde": {3: (12, 1), 4: (10, None), 5: (8, None)},
-}
-CASES = [(name, n) for name, table in SHAPE.items() for n in table]
-SUIT_OF = {"O": 0, "C": 1, "E": 2, "B": 3}
+CASES = list(reference.TABLES)
+SUIT_OF = {suit: i for i, suit in enumerate(reference.SUITS)}
 
 
 def pack(name: str, players: int) -> list[str]:
     """The ruleset's pack in a fixed order: by suit O C E B, then rank number."""
-    removed = SHAPE[name][players][1]
-    return [f"{r}{s}" for s in "OCEB" for r in RANKS if r != removed]
+    return reference.codes(reference.pack_of(name, players))
+
+
+def to_french(code: str, suits: dict[str, str] = reference.FRENCH_SUITS) -> str:
+    """A Spanish card code in French notation (suit letters, or ``FRENCH_SYMBOLS``)."""
+    rank, suit = reference.card(code)
+    return reference.FRENCH_RANKS[rank] + suits[suit]
 
 
 def shuffled_pack(name: str, players: int) -> list[str]:
@@ -50,7 +47,7 @@ def shuffled_pack(name: str, players: int) -> list[str]:
 
 def hands_deal(name: str, players: int, dealer: int | None = None) -> dict[str, Any]:
     """A correct deal given as ``hands`` (+ ``stock`` / ``trump_card``), built by hand."""
-    size = SHAPE[name][players][0]
+    size = reference.HAND_SIZE[(name, players)]
     dealer = players - 1 if dealer is None else dealer
     cards = shuffled_pack(name, players)
     hands = [cards[s * size : (s + 1) * size] for s in range(players)]
@@ -111,17 +108,11 @@ def test_hands_setup_is_case_insensitive() -> None:
 
 
 def test_hands_setup_in_french() -> None:
-    to_fr = {"1": "A", "10": "J", "11": "Q", "12": "K"}
-    suit_fr = {"O": "D", "C": "H", "E": "S", "B": "C"}
-
-    def fr(code: str) -> str:
-        return to_fr.get(code[:-1], code[:-1]) + suit_fr[code[-1]]
-
     deal = hands_deal("tute-3p", 3)
     french = {
         "dealer": 2,
-        "hands": [[fr(c) for c in h] for h in deal["hands"]],
-        "trump_card": fr(deal["trump_card"]),
+        "hands": [[to_french(c) for c in h] for h in deal["hands"]],
+        "trump_card": to_french(deal["trump_card"]),
     }
     result = setup("tute-3p", 3, french, "french")
     assert [codes(h) for h in result.hands] == [set(h) for h in deal["hands"]]
@@ -149,7 +140,7 @@ def test_trump_card_may_be_any_card_of_the_dealer() -> None:
 def test_deck_setup_deals_one_at_a_time_from_the_mano(
     name: str, players: int, dealer_shift: int
 ) -> None:
-    size = SHAPE[name][players][0]
+    size = reference.HAND_SIZE[(name, players)]
     dealer = (players - 1 + dealer_shift) % players
     mano = (dealer + 1) % players
     deck = shuffled_pack(name, players)
@@ -509,10 +500,8 @@ def test_error_after_a_lower_case_hand() -> None:
 
 
 def test_french_deck_with_symbols() -> None:
-    to_fr = {"1": "A", "10": "J", "11": "Q", "12": "K"}
-    symbol = {"O": "♦", "C": "♥", "E": "♠", "B": "♣"}
     deck = shuffled_pack("tute-4p", 4)
-    french = [to_fr.get(c[:-1], c[:-1]) + symbol[c[-1]] for c in deck]
+    french = [to_french(c, reference.FRENCH_SYMBOLS) for c in deck]
     assert setup("tute-4p", 4, {"dealer": 3, "deck": french}, "french") == setup(
         "tute-4p", 4, {"dealer": 3, "deck": deck}
     )

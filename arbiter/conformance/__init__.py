@@ -11,7 +11,7 @@ The kit uses the referee's public API only: ``arbiter.replay``, ``arbiter.valida
 answers' ``to_dict()``, the rulesets' data and the engine's enums.
 """
 
-from arbiter.conformance.answers import replay_fields, verdict_fields
+from arbiter.conformance.answers import refusal, replay_fields, verdict_fields
 from arbiter.conformance.vectors import KIT_VERSION, Ask, Vector, load
 
-__all__ = ["KIT_VERSION", "Ask", "Vector", "load", "replay_fields", "verdict_fields"]
+__all__ = ["KIT_VERSION", "Ask", "Vector", "load", "refusal", "replay_fields", "verdict_fields"]

@@ -4,8 +4,9 @@
 an ``expect`` of docs/conformance.md; :func:`replay_fields` picks, out of a ``POST
 /v1/replays`` body (the library's ``Replay.to_dict()`` or a server's JSON), the fields a
 ``replay`` vector compares, under their docs/api.md names; :func:`verdict_fields` does the same
-for a ``POST /v1/moves/validate`` body. Export, the HTTP driver and the shipped adapter all use
-these, so "what the referee says" has one definition.
+for a ``POST /v1/moves/validate`` body, and :func:`answer_of` shapes either body as the answer
+to a question. Export, the HTTP driver and the shipped adapter all use these, so "what the
+referee says" has one definition.
 """
 
 from __future__ import annotations
@@ -90,10 +91,20 @@ def referee_answer(log: Any, ask: Ask, move: Any = None) -> dict[str, Any]:
     on a log that is not in progress is answered with ``{"legal_moves": null}``."""
     try:
         if ask is Ask.VERDICT:
-            return verdict_fields(arbiter.validate(log, move).to_dict())
-        body = arbiter.replay(log).to_dict()
+            body = arbiter.validate(log, move).to_dict()
+        else:
+            body = arbiter.replay(log).to_dict()
     except ArbiterError as err:
         return refusal(err)
+    return answer_of(ask, body)
+
+
+def answer_of(ask: Ask, body: Mapping[str, Any]) -> dict[str, Any]:
+    """The answer to ``ask`` out of the referee's body for it: a ``POST /v1/moves/validate``
+    body for a verdict, a ``POST /v1/replays`` body otherwise (``{"legal_moves": null}`` when
+    its ``next`` is null). A ``KeyError`` or ``TypeError`` if the body lacks a field."""
+    if ask is Ask.VERDICT:
+        return verdict_fields(body)
     if ask is Ask.LEGAL_MOVES:
         nxt = body["next"]
         return {"legal_moves": None if nxt is None else nxt["legal_moves"]}

@@ -29,7 +29,7 @@ from enum import StrEnum
 from typing import IO, Any, Final, Protocol
 from urllib.parse import urlsplit
 
-from arbiter.conformance.answers import refusal_of_problem, replay_fields, verdict_fields
+from arbiter.conformance.answers import answer_of, refusal_of_problem
 from arbiter.conformance.vectors import Ask, dumps
 
 #: The longest answer line read (a replay of a hundred deals is well under it).
@@ -193,15 +193,6 @@ ENDPOINTS: Final = {
 }
 
 
-def _answer_of(ask: Ask, body: Mapping[str, Any]) -> dict[str, Any]:
-    if ask is Ask.VERDICT:
-        return verdict_fields(body)
-    if ask is Ask.LEGAL_MOVES:
-        nxt = body["next"]
-        return {"legal_moves": None if nxt is None else nxt["legal_moves"]}
-    return {"replay": replay_fields(body)}
-
-
 class HttpEngine:
     """An HTTP service implementing docs/api.md (``POST /v1/replays``, ``/v1/moves/validate``)."""
 
@@ -250,7 +241,7 @@ class HttpEngine:
             detail = f"HTTP {response.status}: {_shorten(data.decode(errors='replace'))}"
             return Reply(trouble=Trouble.STATUS, detail=detail)
         try:
-            return Reply(answer=_answer_of(ask, parsed))
+            return Reply(answer=answer_of(ask, parsed))
         except (KeyError, TypeError, IndexError):
             return Reply(trouble=Trouble.GARBAGE, detail=_shorten(data.decode(errors="replace")))
 

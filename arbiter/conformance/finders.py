@@ -331,8 +331,8 @@ def after_match(p: Prober, ctx: Context) -> None:
             {**log, "deals": [*log["deals"], extra[0]]},
         ]
         for longer in late:
-            p.offer_answer(rule(Family.AFTER_MATCH), longer, Ask.REPLAY)
-            p.offer_answer(illegal(IllegalCode.MATCH_OVER), longer, Ask.REPLAY)
+            replayed = p.offer_answer(rule(Family.AFTER_MATCH), longer, Ask.REPLAY)
+            p.offer(illegal(IllegalCode.MATCH_OVER), longer, replayed)
 
 
 def setup_faults(p: Prober, ctx: Context) -> None:

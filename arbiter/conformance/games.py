@@ -312,9 +312,11 @@ class GameSearch:
         if nxt is None:
             return
         legal = nxt["legal_moves"]
-        if self.focus is not None:  # an option: the legal moves, and an exchange tried
-            self.p.offer("", log, {"legal_moves": legal})
-            self.p.offer_answer("", log, Ask.VERDICT, {"type": "exchange", "seat": spot.turn})
+        if self.p.option is not None:  # an option: the legal moves, and an exchange tried
+            probe = self.p.option
+            self.p.offer(probe.rule, log, {"legal_moves": legal})
+            exchange = {"type": "exchange", "seat": spot.turn}
+            self.p.offer_answer(probe.rule, log, Ask.VERDICT, exchange)
             return
         open_to = [m for m in legal if m["type"] != "play"]
         for kind in sorted({m["type"] for m in open_to}):
@@ -330,16 +332,17 @@ class GameSearch:
             if self.p.wants(self.may_draw[move["type"]], [VERDICT, REPLAY], k):
                 self.tried(log, move)
 
-    def tried(self, log: dict[str, Any], move: dict[str, Any]) -> None:
-        """An illegal move: its verdict, and the log with it appended."""
+    def tried(self, log: dict[str, Any], move: dict[str, Any]) -> dict[str, Any]:
+        """An illegal move: its verdict, and the log with it appended; the verdict."""
         verdict = self.p.answer(log, Ask.VERDICT, move)
         if verdict["verdict"] != "illegal":
-            return
+            return verdict
         code_rule = illegal(verdict["code"])
         self.p.offer(code_rule, log, verdict)
         longer = appended(log, move)
         if self.p.wants([code_rule], [REPLAY], len(longer["deals"][-1]["events"])):
             self.p.offer_answer(code_rule, longer, Ask.REPLAY)
+        return verdict
 
     def wrong_plays(self, log: dict[str, Any], spot: Spot, k: int) -> None:
         """A play out of turn, a card the player does not hold, a declaration off lead."""
@@ -356,9 +359,9 @@ class GameSearch:
         if elsewhere and self.p.wants(rules, [VERDICT, REPLAY], k):
             theirs = spot.drawn[other] & spot.hands[other] or elsewhere
             move = play(spot.turn, min(theirs))
-            self.tried(log, move)
+            verdict = self.tried(log, move)
             if spot.drawn[other] & spot.hands[other] and self.p.wants(rules[1:], [VERDICT], k):
-                self.p.offer_answer(rule(Family.DRAWS), log, Ask.VERDICT, move)
+                self.p.offer(rule(Family.DRAWS), log, verdict)
         off_lead = illegal(IllegalCode.NOT_ON_LEAD)
         if self.p.wants([off_lead, illegal(IllegalCode.NOT_IN_RULESET)], [VERDICT, REPLAY], k):
             seat = spot.turn if spot.trick else other

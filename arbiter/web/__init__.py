@@ -166,7 +166,7 @@ def referee() -> Response:
     )
 
 
-@web.get("/docs/<any(rules, api):name>")
+@web.get(f"/docs/<any({', '.join(documents.DOCUMENTS)}):name>")
 def document(name: str) -> Response:
     return _page("web/document.html", page_lang(), page=name, doc=_site().document(name))
 
