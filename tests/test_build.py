@@ -115,14 +115,20 @@ def test_arbiter_pure_loads_the_sources() -> None:
     assert build == "pure" and path.endswith("state.py")
 
 
-@needs_compiled
-def test_a_stale_compiled_build_is_not_used(tmp_path: Path) -> None:
+def _copied_tree(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the package with its compiled build, and an environment that imports it."""
     copy = tmp_path / "tree"
     shutil.copytree(ROOT / "arbiter", copy / "arbiter", ignore=shutil.ignore_patterns("web"))
     (copy / "arbiter" / "web").mkdir()  # not compiled: only its package needs to exist
     (copy / "arbiter" / "web" / "__init__.py").write_text("")
     env = {**os.environ, "PYTHONPATH": str(copy)}
     env.pop("ARBITER_PURE", None)
+    return copy, env
+
+
+@needs_compiled
+def test_a_stale_compiled_build_is_not_used(tmp_path: Path) -> None:
+    copy, env = _copied_tree(tmp_path)
     fresh = _version_in(env, copy)
     assert fresh.stdout.split()[0] == "compiled", fresh.stderr
     cards = copy / "arbiter" / "engine" / "cards.py"
@@ -131,6 +137,17 @@ def test_a_stale_compiled_build_is_not_used(tmp_path: Path) -> None:
     build, path = stale.stdout.split()
     assert build == "pure" and path.endswith("state.py")
     assert "older than its sources" in stale.stderr
+
+
+@needs_compiled
+def test_a_compiled_build_with_a_module_missing_is_not_used(tmp_path: Path) -> None:
+    copy, env = _copied_tree(tmp_path)
+    for extension in (copy / "arbiter" / "engine").glob("cards.*.so"):
+        extension.unlink()
+    partial = _version_in(env, copy)
+    build, path = partial.stdout.split()
+    assert build == "pure" and path.endswith("state.py")
+    assert "incomplete" in partial.stderr
 
 
 def test_the_stamp_names_every_compiled_module() -> None:
