@@ -373,11 +373,43 @@ class Server(Gunicorn):
         return sum(cpu_seconds(pid) for pid in self.pids())
 
 
-def spawn(ctx: Any, target: Callable[..., None], *args: Any) -> Any:
-    """A started daemon process of ``ctx`` running ``target(*args)``."""
-    process = ctx.Process(target=target, args=args, daemon=True)
-    process.start()
-    return process
+@dataclass
+class Clients:
+    """The client processes of a run (forked), the queue they report to, and the run's clock:
+    they start together ``lead`` seconds from now, warm up, then are timed until ``end_at``."""
+
+    ctx: Any
+    queue: Any
+    start_at: float
+    warm_end: float
+    end_at: float
+    processes: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, lead: float, warmup: float, duration: float) -> Clients:
+        ctx = mp.get_context("fork")
+        start_at = time.time() + lead
+        return cls(ctx, ctx.Queue(), start_at, start_at + warmup, start_at + warmup + duration)
+
+    def spawn(self, target: Callable[..., None], *args: Any) -> None:
+        """A daemon process running ``target(*args)``."""
+        process = self.ctx.Process(target=target, args=args, daemon=True)
+        process.start()
+        self.processes.append(process)
+
+    def table_clients(self, workloads: list[Workload], port: int, seed: int) -> None:
+        """One :func:`client_main` per workload."""
+        for index, workload in enumerate(workloads):
+            self.spawn(client_main, index, port, workload, seed, self.start_at, self.warm_end,
+                       self.end_at, self.queue)  # fmt: skip
+
+    def reports(self, deadline: float) -> list[Any]:
+        """What the processes reported, until each has or ``deadline`` (time.time()) passes."""
+        reports: list[Any] = []
+        while len(reports) < len(self.processes) and time.time() < deadline:
+            with contextlib.suppress(Exception):
+                reports.append(self.queue.get(timeout=1))
+        return reports
 
 
 def cpu_seconds(pid: int) -> float:
@@ -542,29 +574,20 @@ def run_config(
     result.background_pct = [(machine_busy_seconds() - busy) / (time.monotonic() - began) * 100]
     with tempfile.TemporaryDirectory(prefix="arbiter-load-") as tmp:
         server = start_server(config, redis_url, state_key, Path(tmp))
-        processes: list[Any] = []
+        clients = Clients.start(0.5, args.warmup, args.duration)
+        processes = clients.processes
         try:
-            ctx = mp.get_context("fork")
-            queue = ctx.Queue()
-            start_at = time.time() + 0.5
-            warm_end = start_at + args.warmup
-            end_at = warm_end + args.duration
-            for index, workload in enumerate(workloads):
-                processes.append(spawn(ctx, client_main, index, server.port, workload,
-                                       args.seed, start_at, warm_end, end_at, queue))  # fmt: skip
-            time.sleep(max(0.0, warm_end - time.time()))
+            clients.table_clients(workloads, server.port, args.seed)
+            time.sleep(max(0.0, clients.warm_end - time.time()))
             server_cpu = server.cpu_seconds()
             redis_cpu = cpu_seconds(redis_pid) if redis_pid else 0.0
             busy = machine_busy_seconds()
-            time.sleep(max(0.0, end_at - time.time()))
+            time.sleep(max(0.0, clients.end_at - time.time()))
             result.server_cpu_s = server.cpu_seconds() - server_cpu
             result.redis_cpu_s = (cpu_seconds(redis_pid) - redis_cpu) if redis_pid else 0.0
             result.machine_busy_s = machine_busy_seconds() - busy
-            reports = []
             deadline = time.time() + 30
-            while len(reports) < len(processes) and time.time() < deadline:
-                with contextlib.suppress(Exception):
-                    reports.append(queue.get(timeout=1))
+            reports = clients.reports(deadline)
             for process in processes:
                 process.join(timeout=max(0.1, deadline - time.time()))
             if len(reports) < len(processes):

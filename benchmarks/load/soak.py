@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import multiprocessing as mp
 import secrets
 import selectors
 import socket
@@ -51,14 +50,13 @@ from benchmarks.load.loadtest import (  # noqa: E402
     API_KEY,
     REDIS_HOST,
     REDIS_PORT,
+    Clients,
     _get,
     _metric_sum,
-    client_main,
     machine,
     make_workloads,
     percentiles,
     redis_client,
-    spawn,
 )
 from devtools import gunicorn_support  # noqa: E402
 from devtools.gunicorn_support import HOST  # noqa: E402
@@ -233,27 +231,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         server = start_server(redis_url, Path(tmp))
         output = server.output()
         report["worker"] = output.split("Using worker: ", 1)[-1].split()[0]
-        processes = []
+        clients = Clients.start(1.0, args.warmup, args.duration)
+        processes = clients.processes
         try:
-            ctx = mp.get_context("fork")
-            queue = ctx.Queue()
-            start_at = time.time() + 1.0
-            warm_end = start_at + args.warmup
-            end_at = warm_end + args.duration
-            for index, workload in enumerate(workloads):
-                processes.append(spawn(ctx, client_main, index, server.port, workload,
-                                        args.seed, start_at, warm_end, end_at, queue))  # fmt: skip
+            clients.table_clients(workloads, server.port, args.seed)
             if args.hostile:
-                processes.append(spawn(ctx, slow_main, server.port, end_at, queue))
+                clients.spawn(slow_main, server.port, clients.end_at, clients.queue)
                 for index in range(args.attackers):
-                    processes.append(
-                        spawn(ctx, bad_main, index, server.port, args.rate, end_at, queue)
+                    clients.spawn(
+                        bad_main, index, server.port, args.rate, clients.end_at, clients.queue
                     )
-            reports = []
-            deadline = end_at + 60
-            while len(reports) < len(processes) and time.time() < deadline:
-                with contextlib.suppress(Exception):
-                    reports.append(queue.get(timeout=1))
+            reports = clients.reports(clients.end_at + 60)
             status, data = _get(server.port, "/metrics")
             events = (
                 _metric_sum(data.decode(), "arbiter_cache_events_total") if status == 200 else {}
