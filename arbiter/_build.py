@@ -31,6 +31,8 @@ COMPILED: Final = (
     "arbiter.engine.match",
     "arbiter.engine.moves",
     "arbiter.engine.obligations",
+    "arbiter.engine.position",
+    "arbiter.engine.records",
     "arbiter.engine.rulesets",
     "arbiter.engine.scoring",
     "arbiter.engine.setup",

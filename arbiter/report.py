@@ -13,12 +13,14 @@ from typing import Any, Final
 
 from arbiter.engine.cards import Notation, card_codes, display_order, format_card, format_suit
 from arbiter.engine.log import Header
-from arbiter.engine.match import Illegal, MatchState, MoveJudgement, Position, Ruling, Status
+from arbiter.engine.match import Illegal, MatchState, Status
 from arbiter.engine.moves import PLAY, SING, TUTE, TUTE_OF, Move
 from arbiter.engine.obligations import NO_TRUMP, Obligation
+from arbiter.engine.position import Judgement, Position, PositionView, Ruling
+from arbiter.engine.records import Cante, Renuncio
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
 from arbiter.engine.setup import mano
-from arbiter.engine.state import LAST_TRICK_BONUS, DealState, IllegalCode, Renuncio, cante_points
+from arbiter.engine.state import LAST_TRICK_BONUS, DealState, IllegalCode, cante_points
 from arbiter.i18n import Lang, Phrases
 
 
@@ -35,11 +37,18 @@ _VALUES: Final[dict[StrEnum, str]] = {
 
 class Replay:
     """The adjudication of a log: every deal, the match standing, who acts next, and the
-    ``state_id`` token of the position it ends in (None without a sealer or when invalid)."""
+    ``state_id`` token of the position it ends in (None without a sealer or when invalid).
+    With ``steps``, each deal's positions as dealt and after each of its events."""
 
-    def __init__(self, match: MatchState, state_id: str | None = None) -> None:
+    def __init__(
+        self,
+        match: MatchState,
+        state_id: str | None = None,
+        steps: list[list[PositionView]] | None = None,
+    ) -> None:
         self.match = match
         self.state_id = state_id
+        self.steps = steps
 
     @property
     def status(self) -> Status:
@@ -47,11 +56,16 @@ class Replay:
 
     def to_dict(self, lang: Lang = "en") -> dict[str, Any]:
         words = _phrases(self.match.header, lang)
+        deals = [_deal(self.match, r.state, r.outcome, words) for r in self.match.deals]
+        if self.steps is not None:
+            header = self.match.header
+            for deal, views in zip(deals, self.steps, strict=True):
+                deal["steps"] = [view_dict(v, header) for v in views]
         return {
             "state_id": self.state_id,
             "status": _text(self.status),
             "illegal": _illegal(self.match, words),
-            "deals": [_deal(self.match, r.state, r.outcome, words) for r in self.match.deals],
+            "deals": deals,
             "match": _match(self.match.header, self.match.standing),
             "next": _next(self.match, words),
         }
@@ -74,7 +88,7 @@ class Verdict:
     position after it (when it is ``ok`` and the referee seals)."""
 
     def __init__(
-        self, position: Position, judgement: MoveJudgement, state_id: str | None = None
+        self, position: Position, judgement: Judgement, state_id: str | None = None
     ) -> None:
         self.position = position
         self.judgement = judgement
@@ -93,18 +107,8 @@ class Verdict:
             assert j.code is not None
             message = _illegal_message(self.position.header, state, j.code, j.move, words)
         elif j.verdict is Ruling.RENUNCIO:
-            assert j.obligation is not None
-            record = Renuncio(
-                state.events_applied,
-                j.move.seat,
-                j.move.arg,
-                j.obligation,
-                j.correct,
-                state.trick_no,
-                state.led_suit,
-                state.win_card,
-            )
-            message = renuncio_message(record, state, words)
+            assert j.renuncio is not None
+            message = renuncio_message(j.renuncio, state, words)
         else:
             message = _ok_message(j.move, state, words)
         return {
@@ -173,15 +177,7 @@ def _deal(
         "trump": None if state.trump == NO_TRUMP else format_suit(state.trump, notation),
         "finished": state.over,
         "tricks": tricks,
-        "cantes": [
-            {
-                "seat": c.seat,
-                "suit": format_suit(c.suit, notation),
-                "points": c.points,
-                "trick": c.trick,
-            }
-            for c in state.cantes
-        ],
+        "cantes": [_cante(c, notation) for c in state.cantes],
         "exchanges": [
             {"seat": e.seat, "gave": codes[e.gave], "took": codes[e.took]} for e in state.exchanges
         ],
@@ -190,6 +186,11 @@ def _deal(
     if match.header.ruleset.stock:
         body["stock_left"] = state.stock_left
     return body
+
+
+def _cante(c: Cante, notation: Notation) -> dict[str, Any]:
+    return {"seat": c.seat, "suit": format_suit(c.suit, notation), "points": c.points,
+            "trick": c.trick}  # fmt: skip
 
 
 def _deal_scores(
@@ -316,13 +317,13 @@ def _illegal(match: MatchState, words: Phrases) -> dict[str, Any] | None:
 
 
 def _act(move: Move, words: Phrases) -> str:
-    kind, _, arg = move
+    kind = move.kind
     if kind == PLAY:
-        return words.text("act.play", card=words.card(arg))
+        return words.text("act.play", card=words.card(move.card))
     if kind == SING:
-        return words.text("act.sing", suit=words.suit(arg))
+        return words.text("act.sing", suit=words.suit(move.suit))
     if kind == TUTE:
-        return words.text("act.tute", of=words.text(f"of.{TUTE_OF[arg]}"))
+        return words.text("act.tute", of=words.text(f"of.{TUTE_OF[move.of]}"))
     return words.text("act.exchange")
 
 
@@ -331,29 +332,67 @@ def _illegal_message(
 ) -> str:
     if move is None:  # a deal given after the end of the match
         return words.text("illegal.match_over_deal")
-    kind, seat, arg = move
+    kind = move.kind
     trump = "" if state is None or state.trump == NO_TRUMP else words.suit(state.trump)
     return words.text(
         f"illegal.{_text(code)}",
-        name=words.name(seat),
+        name=words.name(move.seat),
         act=_act(move, words),
         turn=words.name(state.turn) if state is not None else "",
-        card=words.card(arg) if kind == PLAY else "",
-        suit=words.suit(arg) if kind == SING else "",
-        of=words.text(f"of.{TUTE_OF[arg]}") if kind == TUTE else "",
+        card=words.card(move.card) if kind == PLAY else "",
+        suit=words.suit(move.suit) if kind == SING else "",
+        of=words.text(f"of.{TUTE_OF[move.of]}") if kind == TUTE else "",
         ruleset=header.ruleset.name,
         trump=trump,
     )
 
 
 def _ok_message(move: Move, state: DealState, words: Phrases) -> str:
-    kind, seat, arg = move
-    name = words.name(seat)
+    kind = move.kind
+    name = words.name(move.seat)
     if kind == PLAY:
-        return words.text("ok.play", name=name, card=words.card(arg))
+        return words.text("ok.play", name=name, card=words.card(move.card))
     if kind == SING:
-        points = cante_points(arg, state.trump)
-        return words.text("ok.sing", name=name, suit=words.suit(arg), points=points)
+        points = cante_points(move.suit, state.trump)
+        return words.text("ok.sing", name=name, suit=words.suit(move.suit), points=points)
     if kind == TUTE:
-        return words.text("ok.tute", name=name, of=words.text(f"of.{TUTE_OF[arg]}"))
+        return words.text("ok.tute", name=name, of=words.text(f"of.{TUTE_OF[move.of]}"))
     return words.text("ok.exchange", name=name, card=words.card(state.stock[-1]))
+
+
+# --- the position view ---------------------------------------------------------------------------
+
+
+def view_dict(view: PositionView, header: Header) -> dict[str, Any]:
+    """A :class:`PositionView` as JSON (docs/api.md, "Steps"): cards as codes in the log's
+    notation, each hand in display order."""
+    notation = header.notation
+    codes = card_codes(notation)
+    suit = None if view.trump == NO_TRUMP else format_suit(view.trump, notation)
+    turn = view.turn
+    plays = [] if turn is None else [Move.play(turn, c) for c in display_order(view.correct)]
+    body: dict[str, Any] = {
+        "event": view.events,
+        "turn": view.turn,
+        "hands": [[codes[c] for c in display_order(h)] for h in view.hands],
+        "trick": {
+            "number": view.trick_no,
+            "leader": view.leader,
+            "plays": [{"seat": seat, "card": codes[c]} for seat, c in view.trick],
+        },
+        "trump": suit,
+        "turned": None if view.turned < 0 else codes[view.turned],
+        "tricks_won": list(view.tricks_won),
+        "card_points": list(view.card_points),
+        "cantes": [_cante(c, notation) for c in view.cantes],
+        "open_cantes": [
+            {"seat": seat, "suit": format_suit(s, notation)} for seat, s in view.open_cantes
+        ],
+        "totals": list(view.totals),
+        "legal_moves": [m.to_json(notation) for m in (*plays, *view.declarations)],
+        "over": view.over,
+    }
+    if header.ruleset.stock:
+        body["stock_left"] = view.stock_left
+        body["stock_known"] = [codes[c] for c in view.stock_known]
+    return body

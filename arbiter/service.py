@@ -26,17 +26,10 @@ from typing import Any, Final
 
 from arbiter.cache import CacheObserver, PrefixKeys, StateCache, build_cache
 from arbiter.engine.errors import ArbiterError, LogError
-from arbiter.engine.log import (
-    DEFAULT_LIMITS,
-    Limits,
-    parse_deal,
-    parse_header,
-    parse_log,
-    parse_rest,
-    raw_deals,
-)
-from arbiter.engine.match import MatchState, Position, Ruling, advance, replay
+from arbiter.engine.log import DEFAULT_LIMITS, Limits, parse_deal, parse_header, raw_deals
+from arbiter.engine.match import MatchState, advance, replay
 from arbiter.engine.moves import Move
+from arbiter.engine.position import Position, PositionView, Ruling
 from arbiter.engine.setup import next_dealer
 from arbiter.engine.snapshot import SnapshotError, decode, encode
 from arbiter.report import Replay, Verdict
@@ -75,18 +68,40 @@ class Referee:
 
     # --- adjudication -----------------------------------------------------------------------
 
-    def replay(self, log: object) -> Replay:
-        """Adjudicate a whole log (the JSON-shaped object of docs/api.md)."""
+    def replay(self, log: object, *, steps: bool = False) -> Replay:
+        """Adjudicate a whole log (the JSON-shaped object of docs/api.md); with ``steps``,
+        also every deal's position as dealt and after each event (replayed from the start:
+        a cached state has no steps to give)."""
+        if steps:
+            return self._stepped(log)
         match, keys, resumed = self._resume(log, every_deal=True)
         if keys is not None and match.illegal is None and resumed != 0:
             self._keep((keys.whole, match))
         return Replay(match, self._seal_match(match))
 
+    def replay_request(self, body: Mapping[str, Any]) -> Replay:
+        """The body of ``POST /v1/replays``: a log, and ``"steps": true`` to list every
+        deal's positions."""
+        steps = body.get("steps", False)
+        if not isinstance(steps, bool):
+            raise LogError("must be true or false", ("steps",))
+        return self.replay(body, steps=steps)
+
+    def _stepped(self, log: object) -> Replay:
+        views: list[list[PositionView]] = []
+
+        def observe(match: MatchState) -> None:
+            if len(views) < len(match.deals):
+                views.append([])
+            views[-1].append(match.position().view())
+
+        match = replay(log, self.limits, observe)
+        return Replay(match, self._seal_match(match), views)
+
     def score(self, log: object) -> Replay:
         """Adjudicate a log for its scores only: no token, and no cache — scoring is for
         finished games sent once (archives), not for growing logs."""
-        parsed = parse_log(log, self.limits)
-        return Replay(replay(parsed))
+        return Replay(replay(log, self.limits))
 
     def validate(self, log: object, move: object) -> Verdict:
         """Judge ``move`` at the end of ``log``, whose last deal must be unfinished for any
@@ -110,7 +125,7 @@ class Referee:
                 self._keep(*kept)  # the client is likely to ask again with another move
             return Verdict(position, judgement)
         after = match.copy()
-        after.play(event)
+        after.play(event)  # the match after the move (not just its position): it is kept
         if keys is not None:
             # the state the next, longer log starts from; and this log's own, when it was not
             # kept yet, for another move validated on it (one round trip for both)
@@ -127,7 +142,7 @@ class Referee:
         judgement = position.judge(event)
         state_id_after = None
         if judgement.verdict is Ruling.OK:
-            state_id_after = self._seal(position.play(event))
+            state_id_after = self._seal(position.after(event))
         return Verdict(position, judgement, state_id_after)
 
     def validate_request(self, body: Mapping[str, Any]) -> Verdict:
@@ -188,15 +203,14 @@ class Referee:
         header = position.header
         default_dealer = next_dealer(position.deal.dealer, len(header.players))
         try:
-            deal = parse_deal(header, raw, default_dealer)
+            setup, events = parse_deal(header, raw, default_dealer)
         except ArbiterError as err:
             raise err.at("deal") from None
-        if deal.events:
+        if events:
             raise LogError(
                 "send the deal without events, then its moves one by one", ("deal", "events")
             )
-        assert deal.setup is not None
-        return position.begin_deal(deal.setup)
+        return position.begin_deal(setup)
 
     # --- resume and keep ------------------------------------------------------------------------
 
@@ -219,8 +233,7 @@ class Referee:
                     return match, keys, index
                 cache.reject()
                 cache.miss()
-        parsed = parse_log(log, self.limits)
-        return replay(parsed), keys, None
+        return replay(log, self.limits), keys, None
 
     def _resumed(
         self, log: Any, at: tuple[int, int], snapshot: bytes, every_deal: bool
@@ -241,9 +254,8 @@ class Referee:
             return None
         deals = raw_deals(log, self.limits)
         deal, event = at
-        dealer = next_dealer(match.deals[-1].dealer, len(match.header.players))
-        rest = parse_rest(match.header, deals, deal - 1, event, dealer)
-        return advance(match, rest)
+        # deal - 1 was begun in the cached state: no default dealer is needed for it
+        return advance(match, deals, deal - 1, event, match.deals[-1].dealer)
 
     def _keep(self, *states: tuple[str, MatchState]) -> None:
         """Keep these states, in one round trip."""

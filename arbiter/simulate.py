@@ -12,7 +12,7 @@ from typing import Any
 
 from arbiter.engine.cards import cards_of, format_card, pack_mask
 from arbiter.engine.log import Header, parse_deal
-from arbiter.engine.match import DealRecord, MatchState
+from arbiter.engine.match import MatchState
 from arbiter.engine.moves import PLAY, Move
 from arbiter.engine.rulesets import get_ruleset, resolve_options
 from arbiter.engine.setup import mano, next_dealer
@@ -53,7 +53,7 @@ def choose_move(
     if declarations and rng.random() < declare_rate:
         return rng.choice(declarations)
     if rng.random() < renuncio_rate:
-        return Move(PLAY, state.turn, rng.choice(cards_of(state.hands[state.turn])))
+        return Move.play(state.turn, rng.choice(cards_of(state.hands[state.turn])))
     return rng.choice([m for m in moves if m.kind == PLAY])
 
 
@@ -88,19 +88,15 @@ def random_log(
         raw = random_deal_cards(ruleset_name, n, dealer, rng, as_deck=as_deck)
         raw["events"] = []
         log["deals"].append(raw)
-        setup = parse_deal(header, raw, dealer).setup
-        assert setup is not None
-        record = DealRecord(DealState(ruleset, opts, n, setup))
-        match.deals.append(record)
+        setup, _ = parse_deal(header, raw, dealer)
+        record = match.begin(DealState.start(ruleset, opts, n, setup))
         last = index == deals - 1
         limit = None
         if last and not finish_last:
             limit = stop_after if stop_after is not None else rng.randrange(0, 60)
         while not record.state.over and (limit is None or len(raw["events"]) < limit):
             move = choose_move(match, rng, renuncio_rate, declare_rate)
-            record.state.apply(move, record.state.events_applied)
+            match.play(move)
             raw["events"].append(move.to_json("spanish"))
-        if record.state.over:
-            match.finish_deal(record)
         dealer = next_dealer(dealer, n)
     return log

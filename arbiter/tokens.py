@@ -29,7 +29,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from arbiter.engine.match import Position
+from arbiter.engine.position import Position
 from arbiter.engine.snapshot import SnapshotError, decode_position, encode_position
 
 TOKEN_VERSION: Final = 1

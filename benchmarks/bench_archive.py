@@ -13,13 +13,16 @@ over and over to ``--games`` lines, each with its own ``id`` (scoring has no cac
 game costs what a new one does, and the file is the size of a real archive of that many games).
 
 **Speed.** The command is run as a user runs it (a new process, its output to a file), in
-interleaved rounds (``--rounds``, the median is reported): ``--jobs 1``, ``--jobs 2``, and
+interleaved rounds (``--rounds``; every mode and, unless ``--no-http``, the HTTP baseline run
+once per round, in reverse order every other round: ``harness.interleave``; a mode's figures
+are its medians, every ratio the median of the per-round ratios, printed with its range and
+interquartile range): ``--jobs 1``, ``--jobs 2``, and
 ``--dask local --jobs 2`` (a LocalCluster of two worker processes, started and stopped by the
 command); and, as the ceiling of ``--jobs 2`` on this machine at that moment, two independent
 ``--jobs 1`` processes at once, each on half of the archive (the machine's 2 cores are shared
 with other work: what two processes get from it varies). Each mode also scores a 200-game
-archive; its time is the mode's fixed cost (process
-start, imports, the pool or cluster), and the *marginal* rate is
+archive; its time is the mode's fixed cost (process start, imports, the pool or cluster), and
+the *marginal* rate is
 ``(games - 200) / (time - fixed cost)``: what a long archive gets. CPU time is the process
 tree's (``RUSAGE_CHILDREN``: the command and the workers it waited for).
 
@@ -27,10 +30,11 @@ tree's (``RUSAGE_CHILDREN``: the command and the workers it waited for).
 server (gunicorn, ``deploy/gunicorn.conf.py``, two workers) by wrk at two keep-alive
 connections (``benchmarks/harness.py``: warm-up, then ``--http-seconds``), the way a client
 scores an archive today: games/s, and the server's CPU per game (from /proc; wrk's own CPU is
-not counted, which favours the baseline). Per core, the ratio is the server's CPU per game
-over HTTP ÷ the marginal CPU per game of ``--jobs 1`` (its CPU on the big archive less its
-CPU on the small one, per game more). The batch endpoint (``POST /v1/scores/batch``, 10,000 games a
-request) is measured the same way, for reference.
+not counted, which favours the baseline). The server runs through the speed rounds, the
+baseline taking its turn in each. Per core, the ratio is the server's CPU per game over HTTP ÷
+the marginal CPU per game of ``--jobs 1`` in the same round (its CPU on the big archive less
+its CPU on the small one, per game more). The batch endpoint (``POST /v1/scores/batch``,
+10,000 games a request) is measured the same way, for reference.
 
 **Memory.** ``--jobs 1`` and ``--jobs 2`` on archives of each of ``--rss-games`` (default
 10,000 and 1,000,000): the peak of the process tree's total RSS (sampled every 50 ms from
@@ -52,7 +56,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -173,7 +177,74 @@ def run_pair(first: Sequence[str | Path], second: Sequence[str | Path]) -> dict[
     }
 
 
-def speed(work: Path, games: int, distinct: int, rounds: int) -> dict[str, Any]:
+Round = dict[str, float]
+RoundSide = Callable[[], Round]
+CEILING = "2 x jobs 1 (ceiling)"
+ONE_BY_ONE, BATCH = "http one by one", "http batch"
+
+
+def _round(fixed: dict[str, float], figures: dict[str, float]) -> Round:
+    """A round of a mode: the wall and CPU seconds of the small archive and of the big one."""
+    return {
+        "small": fixed["seconds"],
+        "big": figures["seconds"],
+        "cpu": figures["cpu_seconds"],
+        "cpu_small": fixed["cpu_seconds"],
+    }
+
+
+def _mode(small: Path, big: Path, flags: Sequence[str], target: Path) -> RoundSide:
+    """One round of a mode: the small archive (its fixed cost), then the big one."""
+
+    def side() -> Round:
+        fixed = run([small, *flags, "--out", target])
+        figures = run([big, *flags, "--out", target])
+        return _round(fixed, figures)
+
+    return side
+
+
+def _ceiling(work: Path, halves: list[Path], small_halves: list[Path]) -> RoundSide:
+    """What two independent processes get from this machine now: the ceiling of jobs 2."""
+
+    def side() -> Round:
+        pair: list[list[str | Path]] = [
+            [half, "--jobs", "1", "--out", work / f"out{n}.ndjson"] for n, half in enumerate(halves)
+        ]
+        pair_small: list[list[str | Path]] = [
+            [half, "--jobs", "1", "--out", work / f"out{n}.ndjson"]
+            for n, half in enumerate(small_halves)
+        ]
+        fixed, figures = run_pair(*pair_small), run_pair(*pair)
+        return _round(fixed, figures)
+
+    return side
+
+
+def _marginal_rate(games: int) -> Callable[[Round], float]:
+    """Games/s of a round once its fixed cost is set aside."""
+    return lambda r: (games - SMALL) / max(r["big"] - r["small"], 1e-9)
+
+
+def _marginal_cpu_us(games: int) -> Callable[[Round], float]:
+    return lambda r: (r["cpu"] - r["cpu_small"]) / (games - SMALL) * 1e6
+
+
+def _rate(games: int) -> Callable[[Round], float]:
+    return lambda r: games / r["big"]
+
+
+def speed(
+    work: Path,
+    games: int,
+    distinct: int,
+    rounds: int,
+    server: harness.Server | None,
+    http_seconds: float,
+) -> dict[str, Any]:
+    """Per ruleset, every mode (and, with a ``server``, the same games over HTTP) in
+    interleaved rounds: each mode's medians over the rounds, and every ratio as the median of
+    the per-round ratios."""
     out: dict[str, Any] = {}
     for ruleset in RULESETS:
         logs = distinct_games(ruleset, distinct, seed=20240601)
@@ -188,33 +259,16 @@ def speed(work: Path, games: int, distinct: int, rounds: int) -> dict[str, Any]:
             for n in (1, 2)
         ]
         target = work / "out.ndjson"
-        ceiling: dict[str, list[float]] = {"big": [], "small": [], "cpu": [], "cpu_small": []}
-        times = {mode: {"big": [], "small": [], "cpu": [], "cpu_small": []} for mode in MODES}
-        for _ in range(rounds):
-            for mode, flags in MODES.items():  # interleaved: a burst of load hits them alike
-                fixed = run([small, *flags, "--out", target])
-                figures = run([big, *flags, "--out", target])
-                times[mode]["small"].append(fixed["seconds"])
-                times[mode]["big"].append(figures["seconds"])
-                times[mode]["cpu"].append(figures["cpu_seconds"])
-                times[mode]["cpu_small"].append(fixed["cpu_seconds"])
-            # what two independent processes get from this machine now: the ceiling of jobs 2
-            pair = [
-                [half, "--jobs", "1", "--out", work / f"out{n}.ndjson"]
-                for n, half in enumerate(halves)
-            ]
-            pair_small = [
-                [half, "--jobs", "1", "--out", work / f"out{n}.ndjson"]
-                for n, half in enumerate(small_halves)
-            ]
-            fixed, figures = run_pair(*pair_small), run_pair(*pair)
-            ceiling["small"].append(fixed["seconds"])
-            ceiling["big"].append(figures["seconds"])
-            ceiling["cpu"].append(figures["cpu_seconds"])
-            ceiling["cpu_small"].append(fixed["cpu_seconds"])
-        times["2 x jobs 1 (ceiling)"] = ceiling
-        out[ruleset] = {"games": games, "modes": {}}
-        for mode, t in times.items():
+        sides: dict[str, Callable[[], Any]] = {}
+        if server is not None:  # the cases compared with jobs 1 next to it, jobs 1 in the middle
+            sides.update(_http_sides(work, server, logs, http_seconds))
+        sides[CEILING] = _ceiling(work, halves, small_halves)
+        sides.update({mode: _mode(small, big, flags, target) for mode, flags in MODES.items()})
+        measured = harness.interleave(sides, rounds, warmup=0)
+        out[ruleset] = {"games": games, "modes": {}, "order": [list(o) for o in measured.order]}
+        for mode in [*MODES, CEILING]:
+            t = {key: measured.values(mode, _key(key)) for key in ("big", "small", "cpu",
+                                                                   "cpu_small")}  # fmt: skip
             wall, fixed = statistics.median(t["big"]), statistics.median(t["small"])
             cpu, cpu_fixed = statistics.median(t["cpu"]), statistics.median(t["cpu_small"])
             out[ruleset]["modes"][mode] = {
@@ -226,36 +280,59 @@ def speed(work: Path, games: int, distinct: int, rounds: int) -> dict[str, Any]:
                 "marginal_cpu_us_per_game": (cpu - cpu_fixed) / (games - SMALL) * 1e6,
                 "rounds": t,
             }
-        modes = out[ruleset]["modes"]
-        out[ruleset]["ratios"] = {
-            "jobs2_over_jobs1": modes["jobs 2"]["games_per_s"] / modes["jobs 1"]["games_per_s"],
-            "jobs2_over_jobs1_marginal": modes["jobs 2"]["marginal_games_per_s"]
-            / modes["jobs 1"]["marginal_games_per_s"],
-            "dask_over_jobs2": modes["dask local"]["games_per_s"] / modes["jobs 2"]["games_per_s"],
-            "dask_over_jobs2_marginal": modes["dask local"]["marginal_games_per_s"]
-            / modes["jobs 2"]["marginal_games_per_s"],
-            "ceiling_over_jobs1_marginal": modes["2 x jobs 1 (ceiling)"]["marginal_games_per_s"]
-            / modes["jobs 1"]["marginal_games_per_s"],
+        rate, marginal = _rate(games), _marginal_rate(games)
+        ratios = {
+            "jobs2_over_jobs1": measured.ratio("jobs 2", "jobs 1", rate),
+            "jobs2_over_jobs1_marginal": measured.ratio("jobs 2", "jobs 1", marginal),
+            "dask_over_jobs2": measured.ratio("dask local", "jobs 2", rate),
+            "dask_over_jobs2_marginal": measured.ratio("dask local", "jobs 2", marginal),
+            "ceiling_over_jobs1_marginal": measured.ratio(CEILING, "jobs 1", marginal),
         }
+        if server is not None:
+            out[ruleset]["http"] = {
+                "one_by_one": _median_figures(measured.measurements[ONE_BY_ONE]),
+                "batch": _median_figures(measured.measurements[BATCH]),
+            }
+            # per core: the server's CPU per game posted one by one / jobs 1's marginal CPU
+            per_game = measured.values(ONE_BY_ONE, _key("server_cpu_us_per_request"))
+            cli = measured.values("jobs 1", _marginal_cpu_us(games))
+            ratios["one_by_one_cpu_over_jobs1_marginal_cpu"] = harness.Spread.of(
+                [h / c for h, c in zip(per_game, cli, strict=True)]
+            )
+        out[ruleset]["ratios"] = ratios
         out[ruleset]["distinct"] = logs
     return out
+
+
+def _key(name: str) -> Callable[[Round], float]:
+    return lambda r: float(r[name])
+
+
+def _median_figures(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each numeric figure's median over the rounds, and every round."""
+    numbers = [k for k, v in rounds[0].items() if isinstance(v, int | float)]
+    return {
+        **{k: statistics.median(float(r[k]) for r in rounds) for k in numbers},
+        "rounds": rounds,
+    }
 
 
 # --- the HTTP baseline ----------------------------------------------------------------------
 
 
-def http(work: Path, logs_by_ruleset: dict[str, list[bytes]], seconds: float) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    with harness.serve(ARBITER_WORKERS="2") as server:
-        for ruleset, logs in logs_by_ruleset.items():
-            one_by_one = harness.measure(
-                server, "/v1/scores", logs, connections=2, seconds=seconds, warmup=2,
-                workdir=work,
-            )  # fmt: skip
-            body = b"".join(logs[n % len(logs)] + b"\n" for n in range(BATCH_LINES))
-            batches = _batches(server, body, seconds)
-            out[ruleset] = {"one_by_one": one_by_one, "batch": batches}
-    return out
+def _http_sides(
+    work: Path, server: harness.Server, logs: list[bytes], seconds: float
+) -> dict[str, Callable[[], dict[str, Any]]]:
+    """The same distinct games posted one by one to ``/v1/scores`` by wrk (a warm-up, then
+    ``seconds``), and in batches to ``/v1/scores/batch``: one side each."""
+    body = b"".join(logs[n % len(logs)] + b"\n" for n in range(BATCH_LINES))
+
+    def one_by_one() -> dict[str, Any]:
+        return harness.measure(
+            server, "/v1/scores", logs, connections=2, seconds=seconds, warmup=2, workdir=work
+        )
+
+    return {BATCH: lambda: _batches(server, body, seconds), ONE_BY_ONE: one_by_one}
 
 
 def _batches(server: harness.Server, body: bytes, seconds: float) -> dict[str, float]:
@@ -299,6 +376,16 @@ def memory(work: Path, sizes: Sequence[int], logs: list[bytes]) -> dict[str, Any
 # --- report ------------------------------------------------------------------------------
 
 
+RATIO_TITLES = {
+    "jobs2_over_jobs1": "jobs 2 / jobs 1, games/s",
+    "jobs2_over_jobs1_marginal": "jobs 2 / jobs 1, marginal games/s",
+    "dask_over_jobs2": "dask / jobs 2, games/s",
+    "dask_over_jobs2_marginal": "dask / jobs 2, marginal games/s",
+    "ceiling_over_jobs1_marginal": "two independent processes / jobs 1, marginal",
+    "one_by_one_cpu_over_jobs1_marginal_cpu": "per core: one by one over HTTP / jobs 1",
+}
+
+
 def report(figures: dict[str, Any]) -> None:
     print(f"\narbiter score — {figures['params']['games']:,} games per archive, median of "
           f"{figures['params']['rounds']} rounds")  # fmt: skip
@@ -314,25 +401,19 @@ def report(figures: dict[str, Any]) -> None:
                 f"{m['marginal_cpu_us_per_game']:>10.1f}"
             )
         r = figures["speed"][ruleset]["ratios"]
-        print(
-            f"{'':12}jobs 2 / jobs 1: {r['jobs2_over_jobs1']:.2f}x "
-            f"(marginal {r['jobs2_over_jobs1_marginal']:.2f}x); dask / jobs 2: "
-            f"{r['dask_over_jobs2']:.2f} (marginal {r['dask_over_jobs2_marginal']:.2f}); "
-            f"two independent processes / jobs 1 (marginal): "
-            f"{r['ceiling_over_jobs1_marginal']:.2f}x"
-        )
-    if "http" in figures:
-        print("\nthe same games over HTTP (gunicorn, 2 workers, wrk at 2 connections)")
+        print(f"{'':12}ratios: median of the per-round ratios (min-max, IQR)")
+        for key, title in RATIO_TITLES.items():
+            if key in r:
+                print(f"{'':14}{title:<44} {harness.Spread.from_dict(r[key])}")
+    if any("http" in figures["speed"][ruleset] for ruleset in RULESETS):
+        print("\nthe same games over HTTP (gunicorn, 2 workers, wrk at 2 connections), medians")
         for ruleset in RULESETS:
-            one = figures["http"][ruleset]["one_by_one"]
-            batch = figures["http"][ruleset]["batch"]
-            cli = figures["speed"][ruleset]["modes"]["jobs 1"]
-            per_core = one["server_cpu_us_per_request"] / cli["marginal_cpu_us_per_game"]
+            one = figures["speed"][ruleset]["http"]["one_by_one"]
+            batch = figures["speed"][ruleset]["http"]["batch"]
             print(
                 f"{ruleset:12}one by one: {one['rps']:,.0f} games/s, "
                 f"{one['server_cpu_us_per_request']:.0f} µs server CPU/game; batch endpoint: "
-                f"{batch['games_per_s']:,.0f} games/s, {batch['server_cpu_us_per_game']:.0f} µs; "
-                f"per core, jobs 1 (marginal CPU) is {per_core:.1f}x one by one"
+                f"{batch['games_per_s']:,.0f} games/s, {batch['server_cpu_us_per_game']:.0f} µs"
             )
     if "memory" in figures:
         print("\npeak memory")
@@ -351,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--distinct", type=int, default=4_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--http-seconds", type=float, default=10.0)
+    parser.add_argument("--http-seconds", type=float, default=5.0)
     parser.add_argument("--rss-games", default="10000,1000000")
     parser.add_argument("--no-http", action="store_true")
     parser.add_argument("--workdir", type=Path)
@@ -367,10 +448,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             },
             "params": vars(args) | {"workdir": str(args.workdir), "json": str(args.json)},
         }
-        figures["speed"] = speed(work, args.games, args.distinct, args.rounds)
+        with contextlib.ExitStack() as stack:
+            server = (
+                None if args.no_http else stack.enter_context(harness.serve(ARBITER_WORKERS="2"))
+            )
+            figures["speed"] = speed(
+                work, args.games, args.distinct, args.rounds, server, args.http_seconds
+            )
         logs = {r: figures["speed"][r].pop("distinct") for r in RULESETS}
-        if not args.no_http:
-            figures["http"] = http(work, logs, args.http_seconds)
+        for r in RULESETS:
+            ratios = figures["speed"][r]["ratios"]
+            figures["speed"][r]["ratios"] = {k: v.to_dict() for k, v in ratios.items()}
         if sizes:
             figures["memory"] = memory(work, sizes, logs["tute-4p"])
     report(figures)

@@ -1,8 +1,8 @@
 """HTTP throughput and latency of the shipped deployment against a bare-Flask floor.
 
-Run ``.venv/bin/python benchmarks/bench_http.py`` (``--duration 3 --profile 0`` for a quick
-look, ``--json FILE`` to keep the figures). Everything stays on 127.0.0.1 and ends within about
-``5 * (duration + warmup) + 30`` seconds.
+Run ``.venv/bin/python benchmarks/bench_http.py`` (``--duration 2 --rounds 3 --profile 0`` for
+a quick look, ``--json FILE`` to keep the figures). Everything stays on 127.0.0.1 and ends
+within about ``5 * (rounds * duration + warmup) + 30`` seconds.
 
 Three gunicorns are started with the shipped ``deploy/gunicorn.conf.py`` (its default worker
 count: one sync worker per CPU) on free loopback ports, with the app's defaults (no
@@ -10,8 +10,9 @@ count: one sync worker per CPU) on free loopback ports, with the app's defaults 
 the same with ``ARBITER_CACHE=off``; and ``benchmarks.harness:floor_app``, a bare Flask app
 with the same body limit whose one view reads the JSON body with orjson and writes it back.
 A keep-alive load generator (wrk with a Lua script when installed, else Python
-``http.client`` threads) posts, at ``--connections`` concurrent connections, for ``--duration``
-seconds after ``--warmup`` untimed seconds:
+``http.client`` threads) posts, at ``--connections`` concurrent connections, ``--warmup``
+untimed seconds per case, then ``--rounds`` rounds in which every case runs ``--duration``
+seconds, one after the other (in reverse order every other round):
 
 * (a) ``POST /v1/replays`` with one complete tute-2p deal;
 * (b) ``POST /v1/moves/validate`` with the same deal cut in the middle plus its next move;
@@ -22,7 +23,9 @@ seconds after ``--warmup`` untimed seconds:
 cache of the shipped defaults resumes them from a stored state; (a0) and (b0) replay every
 time. Printed per case: requests/s, p50 and p99 latency, the server's CPU time per request
 (master and workers, from /proc: less sensitive than requests/s to the load generator and
-other processes sharing the CPUs), and the ratios to (c). The sync workers of the shipped
+other processes sharing the CPUs), each the median over the rounds; and the ratios to (c),
+each the median of the per-round ratios (a case against the floor in the same round:
+``harness.interleave``) with its range and interquartile range. The sync workers of the shipped
 config do not keep connections alive (gunicorn closes the connection after every response
 whatever ``keepalive`` says), so every request also pays a loopback TCP connect; the
 generators reconnect as a client would.
@@ -273,25 +276,25 @@ def _case(
     path: str,
     body: bytes,
     connections: int,
-    duration: float,
-    warmup: float,
+    seconds: float,
     workdir: Path,
 ) -> dict[str, Any]:
-    def once(seconds: float) -> dict[str, Any]:
-        if loadgen == "wrk":
-            assert wrk is not None
-            url = f"http://{HOST}:{server.port}{path}"
-            return harness.wrk(url, [body], connections, seconds, workdir)
-        return run_python(server.port, path, body, connections, seconds)
-
-    if warmup > 0:
-        once(warmup)
+    """One run of the load generator against one case, with the server's CPU per request."""
     cpu = server.cpu_seconds()
-    figures = once(duration)
+    if loadgen == "wrk":
+        assert wrk is not None
+        url = f"http://{HOST}:{server.port}{path}"
+        figures = harness.wrk(url, [body], connections, seconds, workdir)
+    else:
+        figures = run_python(server.port, path, body, connections, seconds)
     cpu = server.cpu_seconds() - cpu
     figures["server_cpu_s"] = cpu
     figures["server_cpu_us_per_request"] = cpu / figures["requests"] * 1e6
     return figures
+
+
+#: The figures of a case reported as their median over the rounds (its errors: their sum).
+FIGURES = ("rps", "p50_ms", "p99_ms", "server_cpu_us_per_request", "requests")
 
 
 #: key: (label, server, path, body key)
@@ -302,6 +305,10 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "a0": ("(a) with ARBITER_CACHE=off", "nocache", "/v1/replays", "replay"),
     "b0": ("(b) with ARBITER_CACHE=off", "nocache", "/v1/moves/validate", "validate"),
 }
+
+
+def _figure(name: str) -> Callable[[dict[str, Any]], float]:
+    return lambda figures: float(figures[name])
 
 
 def _check_answers(ports: dict[str, int], bodies: dict[str, Any]) -> dict[str, str]:
@@ -326,14 +333,23 @@ def _build_of(port: int) -> str:
     return str(orjson.loads(data)["build"])
 
 
-def _ratio(key: str, value: float) -> str:
+def _ratio(key: str) -> str:
     left, right = key.split("/")
-    return f"({left})/({right}) {value:.3f}"
+    return f"({left})/({right})"
+
+
+def _floor_in_the_middle(selected: list[str]) -> list[str]:
+    """The cases in the order they run in even rounds: the floor, which every ratio is taken
+    against, in the middle, so that no case runs far from it in a round."""
+    others = [k for k in selected if k != "c"]
+    half = (len(others) + 1) // 2
+    return [*others[:half], "c", *others[half:]]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds per case")
+    parser.add_argument("--duration", type=float, default=4.0, help="seconds per case and round")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of every case")
     parser.add_argument("--warmup", type=float, default=2.0, help="untimed seconds per case")
     parser.add_argument("--connections", type=int, default=4, help="concurrent connections")
     parser.add_argument("--workers", type=int, default=None, help="default: the config's")
@@ -354,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [c for c in selected if c not in CASES]
     if unknown or "c" not in selected:
         parser.error(f"--cases: unknown {unknown}" if unknown else "--cases must include c")
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     wrk = shutil.which("wrk")
     loadgen = args.loadgen
     if loadgen == "auto":
@@ -386,22 +404,37 @@ def main(argv: list[str] | None = None) -> int:
                 "the server closes the connection after every response (sync workers): "
                 "each request includes a loopback TCP connect"
             )
+
+        def side(key: str, seconds: float) -> Callable[[], dict[str, Any]]:
+            _, server, path, body_key = CASES[key]
+            return lambda: _case(
+                loadgen, wrk, servers[server], path, bodies[body_key], args.connections,
+                seconds, Path(tmp),
+            )  # fmt: skip
+
+        order = _floor_in_the_middle(selected)
+        if args.warmup > 0:
+            for key in order:
+                side(key, args.warmup)()
+        measured = harness.interleave(
+            {key: side(key, args.duration) for key in order},
+            args.rounds,
+            warmup=0,
+            progress=lambda r, key: print(
+                f"round {r + 1}: ({key}) {CASES[key][0]} for {args.duration:g} s ...",
+                file=sys.stderr,
+            ),
+        )
         for key in selected:
-            label, server, path, body_key = CASES[key]
-            body = bodies[body_key]
-            print(f"running ({key}) {label} for {args.duration:g} s ...", file=sys.stderr)
-            figures = _case(
-                loadgen,
-                wrk,
-                servers[server],
-                path,
-                body,
-                args.connections,
-                args.duration,
-                args.warmup,
-                Path(tmp),
-            )
-            results[key] = {"label": label, "path": path, "body_bytes": len(body), **figures}
+            label, _, path, body_key = CASES[key]
+            results[key] = {
+                "label": label,
+                "path": path,
+                "body_bytes": len(bodies[body_key]),
+                **{name: measured.spread(key, _figure(name)).median for name in FIGURES},
+                "errors": sum(measured.values(key, _figure("errors"))),
+                "rounds": measured.measurements[key],
+            }
         recycled = len(set().union(*(srv.workers() for srv in servers.values())) - booted)
         if recycled:
             notes.append(
@@ -409,19 +442,21 @@ def main(argv: list[str] | None = None) -> int:
                 "config): their restarts are inside the figures, as in production"
             )
 
-    floor_rps = results["c"]["rps"]
-    floor_cpu = results["c"]["server_cpu_us_per_request"]
-    ratios = {f"{k}/c": r["rps"] / floor_rps for k, r in results.items() if k != "c"}
+    ratios = {f"{k}/c": measured.ratio(k, "c", _figure("rps")) for k in results if k != "c"}
     cpu_ratios = {
-        f"{k}/c": r["server_cpu_us_per_request"] / floor_cpu for k, r in results.items() if k != "c"
+        f"{k}/c": measured.ratio(k, "c", _figure("server_cpu_us_per_request"))
+        for k in results
+        if k != "c"
     }
     print()
     print(
-        f"loadgen={loadgen} connections={args.connections} duration={args.duration:g}s "
-        f"warmup={args.warmup:g}s workers={workers} ({wc or 'config'}) engine={build} "
+        f"loadgen={loadgen} connections={args.connections} rounds={args.rounds} "
+        f"duration={args.duration:g}s warmup={args.warmup:g}s workers={workers} "
+        f"({wc or 'config'}) engine={build} "
         f"cpus={len(os.sched_getaffinity(0))} "
         f"deal: {bodies['events']} events ((b) after {bodies['validate_events']})"
     )
+    print(f"medians over {args.rounds} rounds of {args.duration:g} s")
     header = f"{'case':<48} {'body B':>7} {'requests':>9} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}"
     header += f" {'srv CPU µs/req':>14} {'errors':>6}"
     print(header)
@@ -429,12 +464,14 @@ def main(argv: list[str] | None = None) -> int:
     for key, r in results.items():
         name = f"({key}) {r['label']}"
         print(
-            f"{name:<48} {r['body_bytes']:>7} {r['requests']:>9} {r['rps']:>9.1f} "
+            f"{name:<48} {r['body_bytes']:>7} {r['requests']:>9.0f} {r['rps']:>9.1f} "
             f"{r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} {r['server_cpu_us_per_request']:>14.0f} "
-            f"{r['errors']:>6}"
+            f"{r['errors']:>6.0f}"
         )
-    print("ratios in req/s:     " + "   ".join(_ratio(k, v) for k, v in ratios.items()))
-    print("server CPU per req:  " + "   ".join(_ratio(k, v) for k, v in cpu_ratios.items()))
+    print(f"ratios: median of {args.rounds} per-round ratios (min-max, IQR)")
+    print(f"  {'':<9} {'in req/s':<36} {'in server CPU per request'}")
+    for key, ratio in ratios.items():
+        print(f"  {_ratio(key):<9} {ratio.format(3):<36} {cpu_ratios[key].format(3)}")
     print(
         "note: (a) and (b) send the same body every time, so after the first request the "
         "shipped in-memory state cache answers them from the stored state; (a0)/(b0) replay "
@@ -489,8 +526,9 @@ def main(argv: list[str] | None = None) -> int:
                 "events": bodies["events"],
             },
             "results": results,
-            "ratios": ratios,
-            "server_cpu_ratios": cpu_ratios,
+            "order": [list(o) for o in measured.order],
+            "ratios": {k: v.to_dict() for k, v in ratios.items()},
+            "server_cpu_ratios": {k: v.to_dict() for k, v in cpu_ratios.items()},
             "notes": notes,
             "profile": profiles,
         }

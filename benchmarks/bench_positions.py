@@ -13,7 +13,9 @@ Over HTTP: five gunicorns with the shipped ``deploy/gunicorn.conf.py`` and the s
 off, the in-process cache (the shipped default, with its default policy), Redis (its default
 policy), and the bare-Flask floor of ``benchmarks/harness.py``, which parses the request and
 answers a body of the size the case under test answers. Cases, timed in rounds (each round
-runs every case once, so a burst of other load hits them alike; the median round is reported):
+runs every case once, in reverse order every other round, so a burst of other load hits them
+alike; the median round is reported, and every ratio is the median of the per-round ratios,
+with its range and interquartile range: ``harness.interleave``):
 
 * ``token-1``, ``token-40``: ``POST /v1/moves/validate`` with ``{"state_id", "move"}`` only;
   ``floor-1``, ``floor-40``: the floor with the same bodies and answers of the same size;
@@ -23,9 +25,10 @@ runs every case once, so a burst of other load hits them alike; the median round
 
 In this process: µs per call of each stage of a validation by token (open, judge and shape the
 answer, play and seal), and of a full-log validation with the cache off, with the in-process
-cache and with Redis, warm, at 0 to about 1,500 events — the policy's crossover (where a
-lookup starts to pay). And the size of tokens per ruleset: typical (short names) and largest
-(the most players, names of 64 four-byte characters).
+cache and with Redis, warm and missed, at 0 to about 1,500 events, the five timed in turn in
+every round — the policy's crossover (where a lookup starts to pay, by the median per-round
+ratio to off). And the size of tokens per ruleset: typical (short names) and largest (the most
+players, names of 64 four-byte characters).
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ def growing_bodies(log: dict[str, Any]) -> list[bytes]:
 
 
 def _median_round(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of the round of median req/s (one case's own figures, not a ratio)."""
     ordered = sorted(rounds, key=lambda r: r["rps"])
     best = dict(ordered[len(ordered) // 2])
     best["rounds_rps"] = [r["rps"] for r in rounds]
@@ -139,42 +143,52 @@ def http_cases(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         with harness.serve(
             "benchmarks.harness:floor_app", "/", BENCH_FLOOR_DIR=str(floor_dir), **common
         ) as floor:
-            rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in cases}
-            for r in range(args.rounds):
-                for name, (server, path, bodies) in cases.items():
-                    target = floor if server == "floor" else server
-                    assert isinstance(target, harness.Server)
-                    print(f"round {r + 1}: {name}", file=sys.stderr)
-                    rounds[name].append(
-                        harness.measure(
-                            target, path, bodies, args.connections, args.seconds, args.warmup,
-                            workdir,
-                        )
-                    )  # fmt: skip
+
+            def side(server: harness.Server | str, path: str, bodies: list[bytes]) -> Case:
+                target = floor if server == "floor" else server
+                assert isinstance(target, harness.Server)
+                return lambda: harness.measure(
+                    target, path, bodies, args.connections, args.seconds, args.warmup, workdir
+                )
+
+            measured = harness.interleave(
+                {name: side(*case) for name, case in cases.items()},
+                args.rounds,
+                warmup=0,  # harness.measure warms every case up before each timed run
+                progress=lambda r, name: print(f"round {r + 1}: {name}", file=sys.stderr),
+            )
             workers = len(memory.workers())
     Redis.from_url(redis_url).flushdb()
-    results = {name: _median_round(rs) for name, rs in rounds.items()}
+    results = {name: _median_round(rs) for name, rs in measured.measurements.items()}
     for name, (_, _, bodies) in cases.items():
         results[name]["body_bytes"] = len(bodies[0])
-    return {"workers": workers, "results": results, "events": {d: events(logs[d]) for d in DEALS}}
+    return {
+        "workers": workers,
+        "results": results,
+        "ratios": http_ratios(measured),
+        "order": [list(o) for o in measured.order],
+        "events": {d: events(logs[d]) for d in DEALS},
+    }
+
+
+Case = Callable[[], dict[str, Any]]
 
 
 def events(log: dict[str, Any]) -> int:
     return sum(len(d["events"]) for d in log["deals"][:-1]) + CUT
 
 
-def http_ratios(results: dict[str, Any]) -> dict[str, float]:
-    rps = {name: r["rps"] for name, r in results.items()}
-    out = {
-        "token-1/floor-1": rps["token-1"] / rps["floor-1"],
-        "token-40/floor-40": rps["token-40"] / rps["floor-40"],
-        "token-40/token-1": rps["token-40"] / rps["token-1"],
-        "token-40/log-40-off": rps["token-40"] / rps["log-40-off"],
-    }
+def http_ratios(measured: harness.Rounds) -> dict[str, harness.Spread]:
+    """Per-round ratios of req/s, by pair of cases."""
+    pairs = [("token-1", "floor-1"), ("token-40", "floor-40"), ("token-40", "token-1"),
+             ("token-40", "log-40-off")]  # fmt: skip
     for d in DEALS:
-        out[f"log-{d}-memory/log-{d}-off"] = rps[f"log-{d}-memory"] / rps[f"log-{d}-off"]
-        out[f"log-{d}-redis/log-{d}-off"] = rps[f"log-{d}-redis"] / rps[f"log-{d}-off"]
-    return out
+        pairs += [(f"log-{d}-memory", f"log-{d}-off"), (f"log-{d}-redis", f"log-{d}-off")]
+    return {f"{a}/{b}": measured.ratio(a, b, _rps) for a, b in pairs}
+
+
+def _rps(figures: dict[str, Any]) -> float:
+    return float(figures["rps"])
 
 
 # --- in process --------------------------------------------------------------------------------
@@ -205,7 +219,7 @@ def _stage_times(sealer: Sealer, log: dict[str, Any], calls: int, rounds: int) -
     assert token is not None
     position = sealer.open(token)
     move = Move.from_json(move_raw, 3, "spanish")
-    after = position.play(move)
+    after = position.after(move)
     return {
         "open": per_call(lambda: sealer.open(token), calls, rounds),
         "parse move": per_call(lambda: Move.from_json(move_raw, 3, "spanish"), calls, rounds),
@@ -213,7 +227,7 @@ def _stage_times(sealer: Sealer, log: dict[str, Any], calls: int, rounds: int) -
         "answer (to_dict)": per_call(
             lambda: arbiter.Verdict(position, position.judge(move)).to_dict(), calls, rounds
         ),
-        "play": per_call(lambda: position.play(move), calls, rounds),
+        "play": per_call(lambda: position.after(move), calls, rounds),
         "seal": per_call(lambda: sealer.seal(after), calls, rounds),
         "whole validate_token": per_call(
             lambda: referee.validate_token(token, move_raw).to_dict(), calls, rounds
@@ -222,7 +236,9 @@ def _stage_times(sealer: Sealer, log: dict[str, Any], calls: int, rounds: int) -
 
 
 def crossover(seed: int, db: int, rounds: int) -> dict[str, Any]:
-    """µs of a warm full-log validation per backend against the cache off, by events."""
+    """µs of a warm full-log validation per backend against the cache off, by events: the
+    backends (and their misses) take turns in every round; each ratio to off is the median of
+    the per-round ratios."""
     redis_url = f"redis://127.0.0.1:6379/{db}"
     Redis.from_url(redis_url).flushdb()
     common = {"state_key": STATE_KEY, "cache_min_events": 0}
@@ -237,25 +253,41 @@ def crossover(seed: int, db: int, rounds: int) -> dict[str, Any]:
         log = match(deals, seed + deals, cut=cut + 1)
         row: dict[str, Any] = {"events": events(cut_at(log, 0)) - CUT + cut}
         calls = max(20, 4000 // max(1, row["events"]))
+        sides: dict[str, Callable[[], float]] = {}
         for name, referee in referees.items():
-            row.update(_warm_and_miss(name, referee, log, cut, calls, rounds))
+            sides.update(_warm_and_miss(name, referee, log, cut, calls))
+        measured = harness.interleave(sides, rounds)
+        for name in sides:
+            row[name] = measured.spread(name).median / calls * 1e6
+        row["ratios"] = {name: measured.ratio(name, "off") for name in sides if name != "off"}
         rows.append(row)
     Redis.from_url(redis_url).flushdb()
     return {"rows": rows, "pays_from": {b: pays_from(rows, b) for b in ("memory", "redis")}}
 
 
 def _warm_and_miss(
-    name: str, referee: Referee, log: dict[str, Any], cut: int, calls: int, rounds: int
-) -> dict[str, float]:
-    """µs of validating the move after ``cut`` events, the log's state kept by the move before
-    (warm); and, with a cache, of the same for a game it has never seen (a miss, then a store)."""
+    name: str, referee: Referee, log: dict[str, Any], cut: int, calls: int
+) -> dict[str, Callable[[], float]]:
+    """Timed sides of ``calls`` validations of the move after ``cut`` events, the log's state
+    kept by the move before (warm); and, with a cache, of the same for a game it has never
+    seen (a miss, then a store)."""
     before, move = cut_at(log, cut), log["deals"][-1]["events"][cut]
     referee.validate(cut_at(log, cut - 1), log["deals"][-1]["events"][cut - 1])
     assert referee.validate(before, move).legal
-    out = {name: per_call(lambda: referee.validate(before, move), calls, rounds)}
+
+    def warm() -> None:
+        for _ in range(calls):
+            referee.validate(before, move)
+
+    out = {name: harness.timed(warm)}
     if name != "off":
         fresh = _renamed(before)
-        out[f"{name} miss"] = per_call(lambda: referee.validate(next(fresh), move), calls, rounds)
+
+        def miss() -> None:
+            for _ in range(calls):
+                referee.validate(next(fresh), move)
+
+        out[f"{name} miss"] = harness.timed(miss)
     return out
 
 
@@ -266,10 +298,11 @@ def _renamed(log: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def pays_from(rows: list[dict[str, Any]], backend: str) -> int | None:
-    """The fewest events from which the warm cache is never more than 5 % slower than off."""
+    """The fewest events from which the warm cache is never more than 5 % slower than off (by
+    the median of the per-round ratios)."""
     good = None
     for row in reversed(rows):
-        if row[backend] > 1.05 * row["off"]:
+        if row["ratios"][backend].median > 1.05:
             break
         good = row["events"]
     return good
@@ -337,11 +370,18 @@ def main(argv: list[str] | None = None) -> int:
     report["crossover"] = crossover(args.seed, args.db, 5)
     print("\nin-process µs per full-log validation, warm (the log's state cached):")
     columns = ("off", "memory", "redis", "memory miss", "redis miss")
-    print(f"  {'events':>6} " + " ".join(f"{c:>11}" for c in columns) + "   (÷ off)")
+    print(
+        f"  {'events':>6} " + " ".join(f"{c:>11}" for c in columns)
+        + "   ÷ off: median of the per-round ratios (min-max)"
+    )  # fmt: skip
     for row in report["crossover"]["rows"]:
         cells = " ".join(f"{row[c]:>11.1f}" for c in columns)
-        ratios = " ".join(f"{row[c] / row['off']:.2f}" for c in columns[1:])
+        ratios = " ".join(
+            f"{r.median:.2f} ({r.low:.2f}-{r.high:.2f})"
+            for r in (row["ratios"][c] for c in columns[1:])
+        )
         print(f"  {row['events']:>6} {cells}   {ratios}")
+        row["ratios"] = {name: r.to_dict() for name, r in row["ratios"].items()}
     print(
         f"  a lookup pays (at most 1.05 times off) from: {report['crossover']['pays_from']} events"
     )
@@ -350,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             report["http"] = http_cases(args, Path(tmp))
         results = report["http"]["results"]
-        report["http"]["ratios"] = http_ratios(results)
+        ratios = report["http"]["ratios"]
         print(f"\nHTTP (wrk, {args.connections} connections, {report['http']['workers']} workers, "
               f"median of {args.rounds} rounds of {args.seconds:g} s)")  # fmt: skip
         for name, r in results.items():
@@ -359,7 +399,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"p50 {r['p50_ms']:>6.2f} ms  p99 {r['p99_ms']:>6.2f} ms  "
                 f"cpu {r['server_cpu_us_per_request']:>6.0f} µs/req  errors {r['errors']}"
             )
-        print("  ratios: " + ", ".join(f"{k} {v:.2f}" for k, v in report["http"]["ratios"].items()))
+        print(f"  ratios in req/s: median of {args.rounds} per-round ratios (min-max, IQR)")
+        for name, ratio in ratios.items():
+            print(f"    {name:<28} {ratio}")
+        report["http"]["ratios"] = {name: r.to_dict() for name, r in ratios.items()}
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -1,6 +1,14 @@
-"""What the HTTP benchmarks share: servers under the shipped gunicorn config, the bare-Flask
-floor, and wrk runs that post one body or cycle through many.
+"""What the benchmarks share: how every ratio is taken (sides interleaved round by round, the
+median of the per-round ratios with its spread), servers under the shipped gunicorn config, the
+bare-Flask floor, and wrk runs that post one body or cycle through many.
 
+- :func:`interleave`: run two or more sides round by round (A B, B A, A B, ...: every other
+  round in reverse, so that of two sides neither always goes first), after warm-up rounds; a
+  :class:`Rounds` of every side's measurement per round. :meth:`Rounds.ratio` is the
+  :class:`Spread` (median, min-max, IQR) of the per-round ratios of two sides -- never a ratio
+  of two separately timed blocks. :func:`timed` makes a side of a batch run in this process
+  (its seconds); :class:`Worker` runs sides in a process of their own (another source tree on
+  ``PYTHONPATH``, another build), timed there, alternated round by round with the others.
 - :func:`serve`: a gunicorn with ``deploy/gunicorn.conf.py`` on a free loopback port (no
   ``ARBITER_*``/``REDIS_*`` variable of the calling shell reaches it), as a :class:`Server`
   that also reads its CPU time from /proc.
@@ -17,12 +25,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 from flask import Flask, Response, request
@@ -35,6 +45,231 @@ from devtools import gunicorn_support  # noqa: E402
 from devtools.gunicorn_support import HOST  # noqa: E402
 
 JSON_MIME = "application/json"
+
+
+# --- interleaved rounds --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The median of some per-round figures, with their range and interquartile range."""
+
+    median: float
+    low: float
+    high: float
+    q1: float
+    q3: float
+    values: tuple[float, ...]
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread:
+        if not values:
+            raise ValueError("a spread of no values")
+        ordered = sorted(values)
+        if len(ordered) > 1:
+            q1, _, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+        else:
+            q1 = q3 = ordered[0]
+        return cls(statistics.median(ordered), ordered[0], ordered[-1], q1, q3, tuple(values))
+
+    def scaled(self, factor: float) -> Spread:
+        """Every figure times ``factor`` (a positive constant: µs per deal from seconds)."""
+        return Spread(
+            self.median * factor,
+            self.low * factor,
+            self.high * factor,
+            self.q1 * factor,
+            self.q3 * factor,
+            tuple(v * factor for v in self.values),
+        )
+
+    def format(self, digits: int = 2) -> str:
+        """``0.52 (0.47-0.60, IQR 0.50-0.55)``: median (min-max, interquartile range)."""
+        f = f"{{:.{digits}f}}".format
+        return f"{f(self.median)} ({f(self.low)}-{f(self.high)}, IQR {f(self.q1)}-{f(self.q3)})"
+
+    def __str__(self) -> str:
+        return self.format()
+
+    @classmethod
+    def from_dict(cls, figures: Mapping[str, Any]) -> Spread:
+        """The spread :meth:`to_dict` wrote (kept in a benchmark's figures as JSON)."""
+        return cls(
+            figures["median"],
+            figures["min"],
+            figures["max"],
+            figures["q1"],
+            figures["q3"],
+            tuple(figures["rounds"]),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "median": self.median,
+            "min": self.low,
+            "max": self.high,
+            "q1": self.q1,
+            "q3": self.q3,
+            "rounds": list(self.values),
+        }
+
+
+def _number(measurement: Any) -> float:
+    return float(measurement)
+
+
+@dataclass
+class Rounds:
+    """Each side's measurement in each round (whatever its callable returned: seconds for a
+    :func:`timed` side or a :class:`Worker`'s, a dict of figures for a wrk run), and the order
+    the sides ran in each round."""
+
+    names: tuple[str, ...]
+    measurements: dict[str, list[Any]] = field(default_factory=dict)
+    order: list[tuple[str, ...]] = field(default_factory=list)
+
+    def values(self, name: str, value: Callable[[Any], float] = _number) -> list[float]:
+        return [value(m) for m in self.measurements[name]]
+
+    def spread(self, name: str, value: Callable[[Any], float] = _number) -> Spread:
+        """One side's own figures over the rounds (the median and how far they moved)."""
+        return Spread.of(self.values(name, value))
+
+    def ratio(self, top: str, bottom: str, value: Callable[[Any], float] = _number) -> Spread:
+        """The per-round ratios ``value(top) / value(bottom)``: both measured in the same
+        round, one right after the other, so that a machine that changes speed between rounds
+        moves both; their median is the figure to quote, their spread says how far to trust it."""
+        pairs = zip(self.measurements[top], self.measurements[bottom], strict=True)
+        return Spread.of([value(t) / value(b) for t, b in pairs])
+
+
+def interleave(
+    sides: Mapping[str, Callable[[], Any]],
+    rounds: int,
+    warmup: int = 1,
+    progress: Callable[[int, str], None] | None = None,
+) -> Rounds:
+    """Run every side once per round for ``rounds`` rounds, after ``warmup`` untimed rounds.
+
+    Even rounds run the sides in their given order, odd rounds in reverse (A B C, C B A, A B C,
+    ...): of any two sides each goes first in every other round, and the sides compared with
+    each other, given next to each other, run one right after the other. A side is a callable
+    that runs one batch and returns its measurement (see :func:`timed`, :meth:`Worker.side`);
+    ``progress(round, name)`` is called before each timed batch.
+    """
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
+    names = tuple(sides)
+    result = Rounds(names, {name: [] for name in names})
+    for _ in range(warmup):
+        for run in sides.values():
+            run()
+    for r in range(rounds):
+        order = names if r % 2 == 0 else names[::-1]
+        result.order.append(order)
+        for name in order:
+            if progress is not None:
+                progress(r, name)
+            result.measurements[name].append(sides[name]())
+    return result
+
+
+def timed(batch: Callable[[], object]) -> Callable[[], float]:
+    """A side that runs ``batch`` in this process and measures its seconds (perf_counter)."""
+
+    def side() -> float:
+        start = time.perf_counter()
+        batch()
+        return time.perf_counter() - start
+
+    return side
+
+
+#: The child of :class:`Worker`, run as ``python -P benchmarks/worker.py``.
+WORKER_SCRIPT = Path(__file__).resolve().parent / "worker.py"
+
+
+class Worker:
+    """Sides that run in a Python process of their own, timed there (the parent's pipe is not in
+    the figure), alternated round by round with any other sides by :func:`interleave`.
+
+    The child (``benchmarks/worker.py``) is started with ``python -P`` (neither the script's
+    folder nor the working directory on ``sys.path``), ``PYTHONPATH`` set to ``pythonpath``
+    alone and ``env`` applied (a value of None removes the variable), so ``import arbiter``
+    there is the given tree's. It loads ``setup`` (``FILE:FUNCTION``, the file by its path, not
+    as a package module) and calls ``FUNCTION(argument)``, which returns ``(batches, info)``: a
+    dict of name -> callable running one batch, and a JSON-able dict describing the side
+    (:attr:`info`: the source tree, the build ...). Use as a context manager; :meth:`side`
+    gives the callable for :func:`interleave`. A path without the package falls back on the
+    installed one: check :attr:`info` before trusting a side to be the tree asked for.
+    """
+
+    def __init__(
+        self,
+        setup: str,
+        argument: Any,
+        pythonpath: str | os.PathLike[str],
+        env: Mapping[str, str | None] | None = None,
+    ) -> None:
+        environ = {**os.environ, "PYTHONPATH": os.path.abspath(pythonpath)}
+        for name, setting in (env or {}).items():  # None: the variable is removed
+            if setting is None:
+                environ.pop(name, None)
+            else:
+                environ[name] = setting
+        self.process = subprocess.Popen(
+            [sys.executable, "-P", str(WORKER_SCRIPT), setup, json.dumps(argument)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=environ,
+            text=True,
+        )
+        hello = self._answer()
+        self.info: dict[str, Any] = hello["info"]
+        self.batches: tuple[str, ...] = tuple(hello["batches"])
+
+    def _answer(self) -> dict[str, Any]:
+        stdout: IO[str] | None = self.process.stdout
+        assert stdout is not None
+        line = stdout.readline()
+        if not line:
+            status = self.process.wait()
+            raise RuntimeError(f"benchmark worker exited with status {status} (its stderr above)")
+        answer: dict[str, Any] = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(f"benchmark worker: {answer['error']}")
+        return answer
+
+    def run(self, batch: str) -> float:
+        """Run ``batch`` once in the child; its seconds, measured there."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        stdin.write(json.dumps({"run": batch}) + "\n")
+        stdin.flush()
+        return float(self._answer()["seconds"])
+
+    def side(self, batch: str) -> Callable[[], float]:
+        if batch not in self.batches:
+            raise KeyError(f"the worker has no batch {batch!r} (it has {self.batches})")
+        return lambda: self.run(batch)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()  # end of input: the child exits
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 # --- the floor -----------------------------------------------------------------------------------

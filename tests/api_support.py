@@ -10,6 +10,7 @@
 - :func:`four_player_log` is a hand-made ``tute-4p`` deal whose correct plays are known by
   hand (see its docstring); :func:`random_game` wraps :func:`arbiter.simulate.random_log`.
 - :func:`metric_value` reads one sample of the Prometheus text of ``GET /metrics``.
+- :func:`assert_problem` checks a problem+json answer, from the test client or off a socket.
 
 Import the fixtures into a test module with ``from tests.api_support import app, client``.
 """
@@ -17,12 +18,13 @@ Import the fixtures into a test module with ``from tests.api_support import app,
 from __future__ import annotations
 
 import copy
+import json
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 import pytest
@@ -44,6 +46,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SPEC_FILE = ROOT / "api_spec" / "openapi.yaml"
 EXAMPLES_DIR = ROOT / "examples"
 PROBLEM_JSON = "application/problem+json"
+#: Every problem's ``type`` is this followed by its kind (docs/api.md).
+PROBLEM_TYPE = "https://tute-arbiter.example/problems/"
+#: The largest answer to any request, problem or not, that the tests accept (bytes).
+ANSWER_LIMIT = 64 * 1024
 JSON = "application/json"
 NDJSON = "application/x-ndjson"
 _SPEC_URI = "urn:tute-arbiter:openapi"
@@ -214,10 +220,6 @@ HANDS_4 = [
 CARLOS_OROS = ["3O", "5O", "6O", "7O", "10O", "11O", "12O"]
 
 
-def play(seat: int, card: str) -> dict[str, Any]:
-    return {"type": "play", "seat": seat, "card": card}
-
-
 def four_player_log(*events: dict[str, Any]) -> dict[str, Any]:
     """The hand-made tute-4p deal of :data:`HANDS_4` with ``events``."""
     deal = {"dealer": 3, "hands": copy.deepcopy(HANDS_4), "trump_card": "1B", "events": []}
@@ -235,6 +237,58 @@ def padded_body(log: dict[str, Any], size: int) -> bytes:
     raw = orjson.dumps(log)
     assert len(raw) <= size, f"the log alone is {len(raw)} bytes"
     return raw + b" " * (size - len(raw))
+
+
+# --- problems ----------------------------------------------------------------------------------
+
+
+class SocketAnswer(Protocol):
+    """An answer read off a socket from a live server: headers by lower-case name."""
+
+    @property
+    def status(self) -> int: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    @property
+    def body(self) -> bytes: ...
+
+
+def assert_problem(
+    answer: TestResponse | SocketAnswer, status: int, kind: str | None = None
+) -> dict[str, Any]:
+    """An RFC 9457 problem as docs/api.md describes it: the status, the problem+json media type,
+    a bounded body, the members (non-empty ``title`` and ``detail``; ``type`` of ``kind`` when
+    given), the API's headers, no traceback, and the ``X-Request-ID`` header echoed as
+    ``request_id`` — the id the request carried, or one made up (32 hex digits); an answer off
+    a socket does not say what its request carried."""
+    if isinstance(answer, TestResponse):
+        code, body = answer.status_code, answer.get_data()
+        headers: Mapping[str, str] = {k.lower(): v for k, v in answer.headers.items()}
+        sent: str | None = answer.request.headers.get("X-Request-ID")
+        known = True
+    else:
+        code, headers, body = answer.status, answer.headers, answer.body
+        sent, known = None, False
+    text = body.decode("utf-8", "replace")
+    assert code == status, text[:300]
+    assert headers["content-type"].split(";")[0].strip() == PROBLEM_JSON, headers
+    assert len(body) <= ANSWER_LIMIT, len(body)
+    problem: dict[str, Any] = json.loads(body)
+    assert problem["status"] == status
+    assert problem["type"].startswith(PROBLEM_TYPE), problem["type"]
+    if kind is not None:
+        assert problem["type"] == PROBLEM_TYPE + kind
+    for member in ("title", "detail"):
+        assert isinstance(problem[member], str) and problem[member], problem
+    assert headers["x-content-type-options"] == "nosniff"
+    assert "Traceback" not in text
+    request_id = headers["x-request-id"]
+    assert problem["request_id"] == request_id
+    if known:
+        assert request_id == sent or re.fullmatch(r"[0-9a-f]{32}", request_id), request_id
+    return problem
 
 
 # --- metrics ------------------------------------------------------------------------------------

@@ -1,11 +1,15 @@
 """Hand-built Tute positions for the rule tests: explicit hands holding every card of a pack.
 
+The one module the tests build logs through: the events (:func:`play`, :func:`sing`,
+:func:`tute`, :func:`exchange`), the log (:func:`log_of`, :func:`with_events`, :func:`finish`)
+and whole deals (:func:`deal_2p`, :func:`exhausted_2p`, :func:`hands_2p`, :data:`TIE`).
 ``fill`` completes the hands a test lays out with the rest of the ruleset's pack, so each test
 states only the cards that matter; expected values are derived from docs/rules.md by hand.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import arbiter
@@ -14,9 +18,9 @@ from tests.reference import RANKS, STRENGTH, SUITS, rank, suit
 
 # RANKS, SUITS, rank and suit are the reference's, offered here with the builders.
 __all__ = [
-    "NAMES", "RANKS", "SUITS", "beats", "deal_2p", "exchange", "exhausted_2p", "fill",
-    "hands_2p", "illegal_code", "log_of", "moves", "pack", "play", "rank", "run", "sing",
-    "suit", "tute",
+    "NAMES", "RANKS", "SUITS", "TIE", "beats", "deal_2p", "exchange", "exhausted_2p", "fill",
+    "finish", "hands_2p", "illegal_code", "log_of", "moves", "pack", "play", "rank", "run",
+    "sing", "suit", "tute", "with_events",
 ]  # fmt: skip
 
 NAMES = ("ana", "bea", "carla", "dani", "eva")
@@ -88,10 +92,30 @@ def fill(
 
 
 def log_of(ruleset: str, n: int, deals: list[dict[str, Any]], **options: Any) -> dict[str, Any]:
+    """A log of ``ruleset`` for the first ``n`` of :data:`NAMES`, with ``options`` if any."""
     log: dict[str, Any] = {"ruleset": ruleset, "players": list(NAMES[:n]), "deals": deals}
     if options:
         log["options"] = options
     return log
+
+
+def with_events(log: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    """A copy of ``log`` with ``events`` added to its last deal."""
+    other = copy.deepcopy(log)
+    other["deals"][-1]["events"] = [*other["deals"][-1].get("events", []), *events]
+    return other
+
+
+def finish(log: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``log`` whose last deal is played out with the first correct play each time."""
+    log = copy.deepcopy(log)
+    for _ in range(60):
+        out = run(log)
+        if out["status"] != "in_progress":
+            return log
+        plays = [m for m in moves(out) if m["type"] == "play"]
+        log["deals"][-1]["events"].append(plays[0])
+    raise AssertionError("the deal did not finish")
 
 
 def hands_2p(
@@ -106,6 +130,22 @@ def hands_2p(
     reserved = [*head, turned]
     hands, left = fill(2, 8, fixed, avoid=avoid, exclude=set(reserved), extra=24 - len(reserved))
     return {"dealer": 1, "hands": hands, "stock": [*head, *left, turned]}
+
+
+# The tricks of a tute-2p deal (for :func:`deal_2p`, dealer 0 so seat 1 is mano, turned 2O) that
+# ties 65 to 65: seat 1 wins tricks 0..10 (copas, espadas, 11B+10B: 65 points), seat 0 wins
+# trick 11 (4B over 2B) and every trick of the strict phase (oros and 1B 3B 12B: 55 points)
+# plus the last trick. Trump is oros (turned 2O, drawn by seat 1 after trick 11).
+TIE = [
+    *[(low, high) for high, low in zip(["1C", "3C", "12C", "11C", "10C"],
+                                       ["2C", "4C", "5C", "6C", "7C"], strict=True)],
+    *[(low, high) for high, low in zip(["1E", "3E", "12E", "11E", "10E"],
+                                       ["2E", "4E", "5E", "6E", "7E"], strict=True)],
+    ("10B", "11B"),
+    ("4B", "2B"),
+    ("1O", "7O"), ("3O", "6O"), ("10O", "5O"), ("12O", "4O"), ("11O", "2O"),
+    ("1B", "7B"), ("3B", "6B"), ("12B", "5B"),
+]  # fmt: skip
 
 
 def deal_2p(

@@ -14,6 +14,9 @@ full-log verdict, ``arbiter.validate(prefix, move).to_dict()`` on the log so far
   client, or HTTP to a live gunicorn;
 - :func:`assert_token_ends`: a token opened with the server's secrets holds the position a
   replay of the whole log reaches (standing included);
+- :func:`random_games`: a hypothesis strategy of random logs of every table;
+- :func:`read_deals`: a log's deals read (setups and moves) but not played; :func:`slots_of`:
+  the attributes of an engine class, in either build;
 - :data:`TABLES`: every ruleset with every number of players it seats (:mod:`tests.reference`'s).
 
 Used by tests/test_two_workers.py and tests/test_cache_cluster.py.
@@ -22,12 +25,18 @@ Used by tests/test_two_workers.py and tests/test_cache_cluster.py.
 from __future__ import annotations
 
 import copy
+import inspect
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import strategies as st
+
 import arbiter
+from arbiter.engine.log import Header, first_dealer, parse_deal, parse_header, raw_deals
+from arbiter.engine.moves import Move
+from arbiter.engine.setup import DealSetup, next_dealer
 from arbiter.simulate import random_log
 from arbiter.tokens import Sealer
 from tests.reference import TABLES
@@ -141,10 +150,44 @@ def assert_token_ends(token: str, secrets: list[str], log: Mapping[str, Any]) ->
     assert position.deal.to_fields(history=False) == last.to_fields(history=False)
 
 
+@st.composite
+def random_games(draw: st.DrawFn, max_deals: int = 3) -> dict[str, Any]:
+    """A random log of :func:`arbiter.simulate.random_log` of any table: 1 to ``max_deals``
+    deals, renuncios and declarations at drawn rates, the last deal finished or not."""
+    ruleset, players = draw(st.sampled_from(TABLES))
+    return random_log(
+        ruleset,
+        random.Random(draw(st.integers(0, 10**6))),
+        players=players,
+        deals=draw(st.integers(1, max_deals)),
+        renuncio_rate=draw(st.sampled_from([0.0, 0.1, 0.3])),
+        declare_rate=draw(st.sampled_from([0.0, 0.5, 1.0])),
+        finish_last=draw(st.booleans()),
+    )
+
+
+def read_deals(log: Mapping[str, Any]) -> tuple[Header, list[tuple[DealSetup, list[Move]]]]:
+    """A log's header and each deal's setup and moves, read but not played; a deal without a
+    ``dealer`` gets the seat after the previous deal's, as in a replay."""
+    header = parse_header(log)
+    dealer = first_dealer(header)
+    deals = []
+    for raw in raw_deals(log):
+        setup, moves = parse_deal(header, raw, dealer)
+        deals.append((setup, moves))
+        dealer = next_dealer(setup.dealer, len(header.players))
+    return header, deals
+
+
 def slots_of(cls: type) -> tuple[str, ...]:
-    """The instance attributes of an engine class, whichever build runs: ``__slots__`` in pure
-    Python, ``__mypyc_attrs__`` once mypyc has compiled it."""
-    names: tuple[str, ...] = getattr(cls, "__slots__", None) or cls.__mypyc_attrs__  # type: ignore[attr-defined]
+    """The instance attributes of an engine class, whichever build runs: ``__mypyc_attrs__``
+    once mypyc has compiled it; in pure Python its ``__slots__`` or, for a class that declares
+    its attributes as annotations (:class:`~arbiter.engine.state.DealState`), those."""
+    names: tuple[str, ...] = (
+        getattr(cls, "__mypyc_attrs__", None)
+        or cls.__dict__.get("__slots__")
+        or tuple(inspect.get_annotations(cls))
+    )
     return tuple(n for n in names if n != "__dict__")
 
 
@@ -155,6 +198,8 @@ __all__ = [
     "assert_token_ends",
     "decided_match",
     "prefix",
+    "random_games",
+    "read_deals",
     "setup_of",
     "slots_of",
     "walk_by_token",

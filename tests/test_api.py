@@ -27,39 +27,21 @@ from tests.api_support import (
     PROBLEM_JSON,
     ConformingClient,
     assert_conforms,
+    assert_problem,
     expected_replay,
     four_player_log,
     make_client,
     metric_value,
     padded_body,
-    play,
     random_game,
 )
+from tests.hand_built import play
 
 # the fixtures of tests/api_support.py
 app = api_support.app
 client = api_support.client
 
-PROBLEM_TYPE = "https://tute-arbiter.example/problems/"
 MOVE_1O = play(1, "1O")
-
-
-def assert_problem(response: Any, status: int, kind: str) -> dict[str, Any]:
-    """An RFC 9457 problem: the status, media type, members and request id of docs/api.md."""
-    assert response.status_code == status, response.get_data(as_text=True)
-    assert response.mimetype == PROBLEM_JSON
-    body: dict[str, Any] = response.get_json()
-    assert body["type"] == PROBLEM_TYPE + kind
-    assert body["status"] == status
-    assert isinstance(body["title"], str)
-    assert body["title"]
-    assert isinstance(body["detail"], str)
-    assert body["detail"]
-    assert "Traceback" not in response.get_data(as_text=True)
-    request_id = response.headers["X-Request-ID"]
-    assert re.fullmatch(r"[0-9a-f]{32}", request_id) or request_id.startswith("test-")
-    assert body["request_id"] == request_id
-    return body
 
 
 def assert_invalid(response: Any, pointer: str, message: str | None = None) -> dict[str, Any]:

@@ -26,7 +26,6 @@ import pytest
 
 import arbiter
 from arbiter import _build
-from arbiter.engine.log import parse_log
 from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.snapshot import encode
 from arbiter.simulate import random_log
@@ -57,7 +56,7 @@ def answers() -> list[str]:
                 "es": result.to_dict("es"),
                 "scores": result.scores_dict("es"),
                 "snapshot": encode(result.match).hex() if result.match.illegal is None else None,
-                "core": encode(engine_replay(parse_log(log))).hex()
+                "core": encode(engine_replay(log)).hex()
                 if result.match.illegal is None
                 else None,
             }

@@ -30,6 +30,7 @@ from arbiter.settings import Settings
 from arbiter.simulate import random_log
 from tests.api_support import ANY_STATE_ID, PROBLEM_JSON, make_app, metric_value
 from tests.cluster_support import LocalCluster, redis_cluster, running_cluster
+from tests.hand_built import play
 from tests.positions_support import (
     decided_match,
     prefix,
@@ -203,7 +204,7 @@ def _position_with_a_renuncio(log: dict[str, Any]) -> tuple[dict[str, Any], list
         assert state is not None
         seat = state.turn
         moves = [
-            {"type": "play", "seat": seat, "card": format_card(card, "spanish")}
+            play(seat, format_card(card, "spanish"))
             for card in cards_of(state.hands[seat])
         ]
         verdicts = {arbiter.validate(at, m).judgement.verdict for m in moves}

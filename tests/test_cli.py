@@ -13,6 +13,7 @@ import pytest
 
 import arbiter
 from arbiter.cli import main
+from tests.hand_built import play
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 MATCH_2P = EXAMPLES / "tute-2p-match.json"
@@ -45,7 +46,7 @@ def write(tmp_path: Path, log: object, name: str = "log.json") -> Path:
 
 
 def move(seat: int, card: str) -> str:
-    return json.dumps({"type": "play", "seat": seat, "card": card})
+    return json.dumps(play(seat, card))
 
 
 # --- replay: the readable table ----------------------------------------------------------------

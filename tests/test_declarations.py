@@ -14,6 +14,7 @@ import pytest
 from tests.hand_built import (
     RANKS,
     SUITS,
+    TIE,
     deal_2p,
     exchange,
     fill,
@@ -256,19 +257,7 @@ def test_tute_2p_cante_not_by_the_loser() -> None:
     assert illegal_code(log_of("tute-2p", 2, [deal])) == ("not_on_lead", 2)
 
 
-# Seat 1 (mano, dealer 0) wins tricks 0..10 (copas, espadas, 11B+10B: 65 points), seat 0 wins
-# trick 11 (4B over 2B) and every trick of the strict phase (oros and 1B 3B 12B: 55 points)
-# plus the last trick: 65 to 65. Trump is oros (turned 2O, drawn by seat 1 after trick 11).
-TIE = [
-    *[(low, high) for high, low in zip(["1C", "3C", "12C", "11C", "10C"],
-                                       ["2C", "4C", "5C", "6C", "7C"], strict=True)],
-    *[(low, high) for high, low in zip(["1E", "3E", "12E", "11E", "10E"],
-                                       ["2E", "4E", "5E", "6E", "7E"], strict=True)],
-    ("10B", "11B"),
-    ("4B", "2B"),
-    ("1O", "7O"), ("3O", "6O"), ("10O", "5O"), ("12O", "4O"), ("11O", "2O"),
-    ("1B", "7B"), ("3B", "6B"), ("12B", "5B"),
-]  # fmt: skip
+# TIE (tests/hand_built.py): a tute-2p deal tied 65 to 65, seat 0 taking the last trick.
 
 
 def tie_log(before: dict[int, list[dict[str, Any]]] | None = None, **kw: Any) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import pytest
 import arbiter
 from arbiter.simulate import random_log
 from tests import gunicorn_support
+from tests.api_support import assert_problem
 from tests.gunicorn_support import Answer, request
 from tests.gunicorn_support import Gunicorn as Server
 
@@ -91,41 +92,31 @@ def test_validate_mid_deal_matches_library(server: Server) -> None:
     assert answer.json()["verdict"] == "ok"
 
 
-def _problem(answer: Answer, status: int) -> dict[str, Any]:
-    assert answer.status == status, answer.body[:300]
-    assert answer.headers["content-type"] == "application/problem+json"
-    problem: dict[str, Any] = answer.json()
-    assert problem["status"] == status
-    assert {"type", "title", "detail", "request_id"} <= problem.keys()
-    assert "Traceback" not in answer.body.decode()
-    return problem
-
-
 def test_problem_for_a_wrong_deal(server: Server) -> None:
     log = random_log("tute-2p", random.Random(6))
     twice = log["deals"][0]["hands"][0][0]
     log["deals"][0]["hands"][1][0] = twice  # one card dealt twice, another missing
-    problem = _problem(post_json(server, "/v1/replays", log), 422)
+    problem = assert_problem(post_json(server, "/v1/replays", log), 422)
     assert problem["errors"] == [
         {"pointer": "/deals/0/hands/1/0", "message": f"{twice} appears twice (also at hands/0/0)"}
     ]
 
 
 def test_problem_for_bad_json_media_type_and_unknown_ruleset(server: Server) -> None:
-    _problem(
+    assert_problem(
         request(server.port, "POST", "/v1/replays", b"{nope", {"Content-Type": "application/json"}),
         400,
     )
-    _problem(
+    assert_problem(
         request(server.port, "POST", "/v1/replays", b"{}", {"Content-Type": "text/plain"}), 415
     )
-    _problem(request(server.port, "GET", "/v1/rulesets/tute-99p"), 404)
+    assert_problem(request(server.port, "GET", "/v1/rulesets/tute-99p"), 404)
 
 
 def test_problem_for_a_body_over_the_limit(server: Server) -> None:
     body = b'{"pad": "' + b"x" * (1024 * 1024) + b'"}'
     answer = request(server.port, "POST", "/v1/replays", body, {"Content-Type": "application/json"})
-    _problem(answer, 413)
+    assert_problem(answer, 413)
 
 
 def test_state_id_round_trips_across_workers(server: Server) -> None:
@@ -153,7 +144,7 @@ def test_state_id_round_trips_across_workers(server: Server) -> None:
             answer = post_json(server, "/v1/moves/validate", {"state_id": state_id, "move": move})
             statuses[answer.status] += 1
             if answer.status == 409:
-                _problem(answer, 409)
+                assert_problem(answer, 409)
             else:
                 assert answer.status == 200, answer.body[:300]
                 assert answer.json()["verdict"] == "ok"

@@ -19,6 +19,7 @@ from tests.hand_built import (
     NAMES,
     RANKS,
     SUITS,
+    TIE,
     deal_2p,
     exchange,
     fill,
@@ -382,18 +383,7 @@ def test_validate_illegal_message_in_both_languages(code: str) -> None:
 
 # --- a message for every outcome reason ----------------------------------------------------------
 
-# Tute-2p, seat 1 mano; seat 1 takes copas, espadas, 11B+10B (65), seat 0 the rest (55) and the
-# last trick: 65 to 65.
-TIE = [
-    *[(low, high) for high, low in zip(["1C", "3C", "12C", "11C", "10C"],
-                                       ["2C", "4C", "5C", "6C", "7C"], strict=True)],
-    *[(low, high) for high, low in zip(["1E", "3E", "12E", "11E", "10E"],
-                                       ["2E", "4E", "5E", "6E", "7E"], strict=True)],
-    ("10B", "11B"),
-    ("4B", "2B"),
-    ("1O", "7O"), ("3O", "6O"), ("10O", "5O"), ("12O", "4O"), ("11O", "2O"),
-    ("1B", "7B"), ("3B", "6B"), ("12B", "5B"),
-]  # fmt: skip
+# TIE (tests/hand_built.py): a tute-2p deal tied 65 to 65, seat 0 taking the last trick.
 
 
 def tie_log(**options: Any) -> dict[str, Any]:

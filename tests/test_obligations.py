@@ -9,7 +9,6 @@ reference referee of :mod:`tests.reference`.
 
 from __future__ import annotations
 
-import copy
 import random
 from typing import Any
 
@@ -26,7 +25,7 @@ from arbiter.engine.obligations import (
 )
 from arbiter.simulate import random_log
 from tests import reference
-from tests.hand_built import exhausted_2p, pack
+from tests.hand_built import exhausted_2p, finish, log_of, pack, play, run, with_events
 from tests.reference import SUITS
 
 OROS, COPAS, ESPADAS, BASTOS = (parse_suit(s) for s in SUITS)
@@ -68,10 +67,6 @@ def keyed_hands(
     return hands
 
 
-def play(seat: int, card: str) -> dict[str, Any]:
-    return {"type": "play", "seat": seat, "card": card}
-
-
 def log4(
     keys: list[str],
     events: list[dict[str, Any]],
@@ -83,14 +78,8 @@ def log4(
     """tute-4p, dealer 3 (so seat 0 is mano and leads), trump = suit of ``trump_card``."""
     hands = keyed_hands(keys, 10, full_suits)
     assert trump_card in hands[3]
-    log: dict[str, Any] = {
-        "ruleset": "tute-4p",
-        "players": ["ana", "bea", "carla", "dora"],
-        "deals": [{"dealer": 3, "hands": hands, "trump_card": trump_card, "events": events}],
-    }
-    if options:
-        log["options"] = options
-    return log
+    deal = {"dealer": 3, "hands": hands, "trump_card": trump_card, "events": events}
+    return log_of("tute-4p", 4, [deal], **(options or {}))
 
 
 def log3(
@@ -106,15 +95,11 @@ def log3(
     deal: dict[str, Any] = {"dealer": 2, "hands": hands, "events": events}
     if trump_card is not None:
         deal["trump_card"] = trump_card
-    return {"ruleset": ruleset, "players": ["ana", "bea", "carla"], "deals": [deal]}
-
-
-def replayed(log: dict[str, Any]) -> dict[str, Any]:
-    return arbiter.replay(log).to_dict()
+    return log_of(ruleset, 3, [deal])
 
 
 def violations(log: dict[str, Any]) -> list[tuple[int, int, str, str, set[str]]]:
-    out = replayed(log)
+    out = run(log)
     assert out["status"] != "invalid", out["illegal"]
     return [
         (v["event"], v["seat"], v["card"], v["obligation"], set(v["correct"]))
@@ -126,12 +111,6 @@ def verdict(log: dict[str, Any], move: dict[str, Any]) -> dict[str, Any]:
     return arbiter.validate(log, move).to_dict()
 
 
-def with_events(log: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
-    other = copy.deepcopy(log)
-    other["deals"][-1]["events"] = events
-    return other
-
-
 def assert_judged(
     log: dict[str, Any], move: dict[str, Any], obligation: str | None, correct: set[str]
 ) -> None:
@@ -141,7 +120,7 @@ def assert_judged(
     legal_plays = {m["card"] for m in body["legal_moves"] if m["type"] == "play"}
     assert legal_plays == correct
     events = log["deals"][-1]["events"]
-    after = with_events(log, [*events, move])
+    after = with_events(log, [move])
     if obligation is None:
         assert body["verdict"] == "ok"
         assert body["legal"] is True
@@ -153,18 +132,6 @@ def assert_judged(
         assert body["code"] is None
         assert set(body["correct"]) == correct
         assert violations(after) == [(len(events), move["seat"], move["card"], obligation, correct)]
-
-
-def finish(log: dict[str, Any]) -> dict[str, Any]:
-    """Play the rest of the last deal with the first correct play offered each time."""
-    log = copy.deepcopy(log)
-    for _ in range(60):
-        out = replayed(log)
-        if out["status"] != "in_progress":
-            return out
-        moves = [m for m in out["next"]["legal_moves"] if m["type"] == "play"]
-        log["deals"][-1]["events"].append(moves[0])
-    raise AssertionError("the deal did not finish")
 
 
 # --- pure functions: correct_plays and broken_obligation -----------------------------------
@@ -277,7 +244,7 @@ def test_seed_002_example_replayed(
     # and no copas, so she plays any card.
     events = [play(0, "5O"), play(1, second), play(2, third), play(3, fourth)]
     log = log4(keys, events, trump_card="12C", full_suits="OC")
-    out = replayed(log)
+    out = run(log)
     assert out["status"] == "in_progress"
     deal = out["deals"][0]
     assert deal["trump"] == "C"
@@ -290,7 +257,7 @@ def test_seed_002_example_replayed(
 
 # --- tute-4p replays: one obligation at a time ----------------------------------------------
 
-# Every case: trump bastos (the dealer dora shows the rey de bastos), ana (seat 0) leads; each
+# Every case: trump bastos (the dealer dani shows the rey de bastos), ana (seat 0) leads; each
 # seat's oros and bastos are exact, the other suits are padding. ``before`` are the plays
 # before the judged one; ``cases`` maps a judged card to (obligation or None).
 
@@ -405,7 +372,7 @@ PARTNER_WINS_FOLLOW = ["1O 2O 3O 5O 7O", "4O 10O 11O 12O", "6O 5B 7B",
 PARTNER_WINS_MONTAR = ["10O 1O 2O 3O 11O", "4O 5O 7O", "12O 6O", "1B 2B 3B 4B 5B 6B 7B 10B 11B 12B"]
 # ana leads the 4, bea (opponent) wins with the sota, carla holds rey and 6.
 OPPONENT_WINS = ["4O 1O 2O 3O 5O", "10O 7O 11O", "12O 6O", "1B 2B 3B 4B 5B 6B 7B 10B 11B 12B"]
-# ana leads the 4, bea trumps with the 5, carla follows, dora (bea's partner) could overtrump.
+# ana leads the 4, bea trumps with the 5, carla follows, dani (bea's partner) could overtrump.
 PARTNER_TRUMPS = ["4O 1O 2O 3O 5O 7O 10O", "5B 6B 7B", "6O 11O 12O", "1B 2B 3B 4B 10B 11B 12B"]
 
 
@@ -441,7 +408,7 @@ def test_partner_relief_only_when_the_partner_is_winning() -> None:
 
 def test_partner_relief_pisar() -> None:
     events = [play(0, "4O"), play(1, "5B"), play(2, "6O")]
-    over = {"10B", "11B", "12B", "3B", "1B"}  # dora's trumps above the 5
+    over = {"10B", "11B", "12B", "3B", "1B"}  # dani's trumps above the 5
     log = log4(PARTNER_TRUMPS, events)
     assert_judged(log, play(3, "2B"), "pisar", over)
     assert_judged(log, play(3, "10E"), "fallar", over)
@@ -456,7 +423,7 @@ def test_partner_relief_pisar() -> None:
 
 def test_violation_fields() -> None:
     log = log4(ASISTIR["keys"], [play(0, "4O"), play(1, "1B")])
-    out = replayed(log)
+    out = run(log)
     (v,) = out["deals"][0]["violations"]
     assert v["event"] == 1
     assert v["seat"] == 1
@@ -472,9 +439,9 @@ def test_violation_fields() -> None:
 
 def test_renuncio_does_not_undo_the_play() -> None:
     # bea trumps with the as de bastos instead of following oros: a renuncio, but the card is
-    # on the table and wins the trick; carla and dora cannot overtrump the as so they trump low.
+    # on the table and wins the trick; carla and dani cannot overtrump the as so they trump low.
     events = [play(0, "4O"), play(1, "1B"), play(2, "2B"), play(3, "5B"), play(1, "6O")]
-    out = replayed(log4(ASISTIR["keys"], events))
+    out = run(log4(ASISTIR["keys"], events))
     assert out["status"] == "in_progress"
     deal = out["deals"][0]
     assert [v["event"] for v in deal["violations"]] == [1]
@@ -488,13 +455,13 @@ def test_renuncio_does_not_undo_the_play() -> None:
     assert deal["outcome"] is None
     # the card has left bea's hand
     again = log4(ASISTIR["keys"], [*events[:4], play(1, "1B")])
-    assert replayed(again)["illegal"]["code"] == "card_not_in_hand"
+    assert run(again)["illegal"]["code"] == "card_not_in_hand"
 
 
 def test_first_renuncio_decides_tute_4p() -> None:
     # bea (side 1+3) renounces first, then carla (side 0+2) fails to trump.
     events = [play(0, "4O"), play(1, "1B"), play(2, "1E")]
-    out = finish(log4(ASISTIR["keys"], events))
+    out = run(finish(log4(ASISTIR["keys"], events)))
     deal = out["deals"][0]
     assert [(v["seat"], v["obligation"]) for v in deal["violations"]] == [
         (1, "asistir"),
@@ -509,10 +476,10 @@ def test_first_renuncio_decides_tute_4p() -> None:
 
 
 def test_first_renuncio_decides_tute_4p_other_side() -> None:
-    # carla (side 0+2) plays the 4 without overtrumping; dora (side 1+3) then fails to
+    # carla (side 0+2) plays the 4 without overtrumping; dani (side 1+3) then fails to
     # overtrump the 6 too: carla's renuncio is the first.
     events = [play(0, "4O"), play(1, "6B"), play(2, "4B"), play(3, "2B")]
-    out = finish(log4(PISAR["keys"], events))
+    out = run(finish(log4(PISAR["keys"], events)))
     deal = out["deals"][0]
     assert [(v["seat"], v["obligation"]) for v in deal["violations"]] == [
         (2, "pisar"),
@@ -527,7 +494,7 @@ def test_first_renuncio_decides_tute_4p_other_side() -> None:
 def test_renuncio_penalty_lose_match() -> None:
     log = log4(ASISTIR["keys"], [play(0, "4O"), play(1, "1B")],
                options={"renuncio_penalty": "lose_match"})  # fmt: skip
-    out = finish(log)
+    out = run(finish(log))
     assert out["status"] == "complete"
     assert out["match"]["over"] is True
     assert out["match"]["losers"] == [1, 3]
@@ -545,7 +512,7 @@ def test_tute_3p_strict_from_first_trick_and_renuncio_outcome() -> None:
     hands = log["deals"][0]["hands"]
     assert "12B" in hands[2] and "12C" in hands[1]
     assert violations(log) == [(1, 1, "12C", "asistir", {"6O", "7O"})]
-    out = finish(log)
+    out = run(finish(log))
     deal = out["deals"][0]
     assert deal["outcome"]["reason"] == "renuncio"
     assert 1 in deal["outcome"]["losers"]
@@ -573,13 +540,13 @@ def test_cabron_no_fallar_before_the_first_call() -> None:
     before = verdict(log, play(2, "7B"))
     assert before["verdict"] == "ok"
     assert {m["card"] for m in before["legal_moves"]} == set(hands[2])
-    assert replayed(log)["deals"][0]["trump"] is None
+    assert run(log)["deals"][0]["trump"] is None
 
 
 def test_cabron_fallar_after_the_first_call() -> None:
     events = [play(0, "12O"), play(1, "11O"), play(2, "7B"), play(0, "1C")]
     log = log3("tute-cabron", CABRON_KEYS, events, full_suits="OC")
-    out = replayed(log)
+    out = run(log)
     deal = out["deals"][0]
     assert deal["tricks"][0]["winner"] == 0
     assert deal["cantes"] == [{"seat": 0, "suit": "O", "points": 40, "trick": 0}]
@@ -592,7 +559,7 @@ def test_cabron_fallar_after_the_first_call() -> None:
 
 def test_cabron_renuncio_offender_is_the_only_loser() -> None:
     events = [play(0, "12O"), play(1, "11O"), play(2, "7B"), play(0, "1C"), play(1, "7E")]
-    out = finish(log3("tute-cabron", CABRON_KEYS, events, full_suits="OC"))
+    out = run(finish(log3("tute-cabron", CABRON_KEYS, events, full_suits="OC")))
     deal = out["deals"][0]
     assert [v["event"] for v in deal["violations"]] == [4]
     assert deal["outcome"]["reason"] == "renuncio"
@@ -605,15 +572,11 @@ def test_gana_pierde_no_fallar_before_the_first_call_but_montar() -> None:
     # must beat the 4 with her 5 (montar), the 2 is a renuncio.
     hands = keyed_hands(["4O", "", "5O 2O", "1O 3O 6O 7O 10O 11O 12O"], 10, "O")
     assert "12C" in hands[1]
-    log = {
-        "ruleset": "tute-gana-pierde",
-        "players": ["a", "b", "c", "d"],
-        "deals": [{"dealer": 3, "hands": hands, "events": [play(0, "4O")]}],
-    }
+    log = log_of("tute-gana-pierde", 4, [{"dealer": 3, "hands": hands, "events": [play(0, "4O")]}])
     assert_judged(log, play(1, "12C"), None, set(hands[1]))
     log["deals"][0]["events"].append(play(1, "12C"))
     assert_judged(log, play(2, "2O"), "montar", {"5O"})
-    out = finish(with_events(log, [play(0, "4O"), play(1, "12C"), play(2, "2O")]))
+    out = run(finish(with_events(log, [play(2, "2O")])))
     deal = out["deals"][0]
     assert deal["outcome"]["reason"] == "renuncio"
     assert deal["outcome"]["winners"] == [0, 1, 3]
@@ -625,11 +588,8 @@ def test_gana_pierde_no_fallar_before_the_first_call_but_montar() -> None:
 PACK40 = pack()
 
 
-def log2(deal: dict[str, Any], options: dict[str, Any] | None = None) -> dict[str, Any]:
-    log: dict[str, Any] = {"ruleset": "tute-2p", "players": ["ana", "bea"], "deals": [deal]}
-    if options:
-        log["options"] = options
-    return log
+def log2(deal: dict[str, Any]) -> dict[str, Any]:
+    return log_of("tute-2p", 2, [deal])
 
 
 FINAL0 = "1E 3E 1C 3C 1B 3B 1O 3O"
@@ -638,7 +598,7 @@ FINAL1 = "5E 6E 12C 12O 12E 12B 7E 4O"  # turned card: the 4 de oros (oros trump
 
 def test_exhausted_helper_position() -> None:
     log = log2(exhausted_2p(FINAL0, FINAL1, last_pair=("2C", "2B")))
-    out = replayed(log)
+    out = run(log)
     deal = out["deals"][0]
     assert out["status"] == "in_progress"
     assert deal["trump"] == "O"
@@ -661,20 +621,19 @@ def test_free_play_while_the_stock_lasts() -> None:
     body = verdict(log, play(1, "12B"))
     assert body["verdict"] == "ok"
     assert {m["card"] for m in body["legal_moves"] if m["type"] == "play"} == set(h1)
-    assert violations(with_events(log, [play(0, "5E"), play(1, "2C")])) == []
+    assert violations(with_events(log, [play(1, "2C")])) == []
 
 
 def test_last_trick_with_stock_is_free() -> None:
     deal = exhausted_2p(FINAL0, FINAL1, last_pair=("2C", "2B"))
     log = log2({**deal, "events": deal["events"][:22]})
-    assert verdict(with_events(log, [*log["deals"][0]["events"], play(0, "2C")]),
-                   play(1, "2B"))["verdict"] == "ok"  # fmt: skip
+    assert verdict(with_events(log, [play(0, "2C")]), play(1, "2B"))["verdict"] == "ok"
 
 
 def test_strict_from_the_first_trick_without_stock() -> None:
     deal = exhausted_2p(FINAL0, FINAL1, last_pair=("2C", "2B"))
     base = log2(deal)
-    log = with_events(base, [*deal["events"], play(0, "1E")])
+    log = with_events(base, [play(0, "1E")])
     espadas = {"5E", "6E", "7E", "12E"}  # none beats the as: any espada
     assert_judged(log, play(1, "12C"), "asistir", espadas)
     assert_judged(log, play(1, "4O"), "asistir", espadas)
@@ -683,7 +642,7 @@ def test_strict_from_the_first_trick_without_stock() -> None:
 
 def test_strict_montar_in_tute_2p() -> None:
     deal = exhausted_2p("4E 3E 1C 3C 1B 3B 1O 3O", "5E 2E 12C 12O 12E 12B 7E 4O")
-    log = with_events(log2(deal), [*deal["events"], play(0, "4E")])
+    log = with_events(log2(deal), [play(0, "4E")])
     # against the 4 de espadas bea must play the 5, 7 or rey, not the 2
     assert_judged(log, play(1, "2E"), "montar", {"5E", "7E", "12E"})
     assert_judged(log, play(1, "7E"), None, {"5E", "7E", "12E"})
@@ -693,11 +652,11 @@ def test_strict_fallar_in_tute_2p() -> None:
     deal = exhausted_2p(FINAL0, "5E 6E 7E 12E 5O 11O 10O 4O")
     base = log2(deal)
     # bea is void in copas: must trump; a trump lead is followed and beaten if possible
-    log = with_events(base, [*deal["events"], play(0, "1C")])
+    log = with_events(base, [play(0, "1C")])
     assert_judged(log, play(1, "5E"), "fallar", {"5O", "11O", "10O", "4O"})
-    log = with_events(base, [*deal["events"], play(0, "3O")])
+    log = with_events(base, [play(0, "3O")])
     assert_judged(log, play(1, "11O"), None, {"5O", "11O", "10O", "4O"})
-    log = with_events(base, [*deal["events"], play(0, "1O")])
+    log = with_events(base, [play(0, "1O")])
     assert_judged(log, play(1, "5E"), "asistir", {"5O", "11O", "10O", "4O"})
 
 
@@ -708,7 +667,7 @@ def test_first_renuncio_beats_a_later_tute_of_the_offender() -> None:
     deal = exhausted_2p(FINAL0, FINAL1)
     events = [*deal["events"], play(0, "1E"), play(1, "4O"),
               {"type": "tute", "seat": 1, "of": "kings"}]  # fmt: skip
-    out = replayed(log2({**deal, "events": events}))
+    out = run(log2({**deal, "events": events}))
     d = out["deals"][0]
     assert out["status"] == "complete"
     assert [(v["event"], v["obligation"]) for v in d["violations"]] == [(25, "asistir")]
@@ -729,7 +688,7 @@ def test_violation_in_french_notation() -> None:
     deal["hands"] = [[fr(c) for c in h] for h in deal["hands"]]
     deal["trump_card"] = fr(deal["trump_card"])
     log["notation"] = "french"
-    out = replayed(log)
+    out = run(log)
     assert out["deals"][0]["trump"] == "C"  # clubs = bastos
     (v,) = out["deals"][0]["violations"]
     assert (v["card"], v["obligation"], v["correct"]) == ("AC", "asistir", ["6D"])
@@ -775,7 +734,7 @@ def test_random_games_against_a_reference_referee(
             renuncio_rate=0.35, declare_rate=0.3,
         )  # fmt: skip
         expected, winners = _reference_referee(log)
-        out = replayed(log)
+        out = run(log)
         deal = out["deals"][0]
         assert deal["finished"]
         exchanges += len(deal["exchanges"])

@@ -38,11 +38,12 @@ from tests.api_support import (
     JSON,
     PROBLEM_JSON,
     assert_conforms,
+    assert_problem,
     four_player_log,
     metric_value,
-    play,
     template_of,
 )
+from tests.hand_built import play
 from tests.redis_support import DB_BASE
 
 KEY_1 = "key-alpha-7f3c91d2"
@@ -51,7 +52,6 @@ WRONG_KEY = "key-charlie-5aa1c0de"
 REDIS_DB = DB_BASE
 REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 HEX32 = re.compile(r"[0-9a-f]{32}")
-PROBLEM_TYPE = "https://tute-arbiter.example/problems/"
 
 #: The security headers of every answer outside /docs.
 API_HEADERS = {
@@ -94,18 +94,6 @@ def call(
     if template is not None and template.startswith("/v1/"):
         assert_conforms(response, template, method)
     return response
-
-
-def assert_problem(response: TestResponse, status: int, kind: str) -> dict[str, Any]:
-    """An RFC 9457 problem whose request id is the one of the X-Request-ID header."""
-    assert response.status_code == status, response.get_data(as_text=True)[:300]
-    assert response.mimetype == PROBLEM_JSON
-    body: dict[str, Any] = response.get_json()
-    assert body["type"] == PROBLEM_TYPE + kind
-    assert body["status"] == status
-    assert body["request_id"] == response.headers["X-Request-ID"]
-    assert "Traceback" not in response.get_data(as_text=True)
-    return body
 
 
 def client_of(**settings: Any) -> FlaskClient:

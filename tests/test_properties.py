@@ -25,18 +25,20 @@ from hypothesis import strategies as st
 import arbiter
 from arbiter.engine import snapshot
 from arbiter.engine.cards import cards_of, format_card, pack_mask, parse_card
-from arbiter.engine.log import Header, parse_deal, parse_log
-from arbiter.engine.match import DealRecord, MatchState, advance
+from arbiter.engine.log import Header, first_dealer, parse_deal, parse_header
+from arbiter.engine.match import MatchState, advance
 from arbiter.engine.match import replay as engine_replay
-from arbiter.engine.moves import EXCHANGE, PLAY, SING, TUTE, Move
+from arbiter.engine.moves import PLAY, Move, Seat, TuteOf
 from arbiter.engine.obligations import NO_TRUMP, broken_obligation, correct_plays
+from arbiter.engine.records import Decisive, DecisiveKind
 from arbiter.engine.rulesets import get_ruleset, resolve_options
 from arbiter.engine.scoring import deal_outcome
-from arbiter.engine.setup import DealSetup
-from arbiter.engine.state import DealState, Decisive, IllegalCode
+from arbiter.engine.setup import DealSetup, next_dealer
+from arbiter.engine.state import DealState, IllegalCode
 from arbiter.report import Replay, Verdict
 from tests import reference
-from tests.positions_support import slots_of
+from tests.hand_built import play
+from tests.positions_support import read_deals, slots_of
 from tests.reference import (
     DEALER_TRUMP,
     DECLARED,
@@ -154,15 +156,19 @@ def choose_move(
         hand = state.hands[state.turn]
         wrong: dict[str, list[int]] = {}
         for card in cards_of(hand & ~state.correct_mask(state.turn)):
-            obligation, _ = state.judge_play(state.turn, card)
-            wrong.setdefault(str(obligation), []).append(card)
+            renuncio, _ = state.judge_play(state.turn, card)
+            assert renuncio is not None
+            wrong.setdefault(str(renuncio.obligation), []).append(card)
         if wrong and rng.random() < 0.7:  # each kind of renuncio about as often
-            return Move(PLAY, state.turn, rng.choice(wrong[rng.choice(sorted(wrong))]))
-        return Move(PLAY, state.turn, rng.choice(cards_of(hand)))
+            return Move.play(state.turn, rng.choice(wrong[rng.choice(sorted(wrong))]))
+        return Move.play(state.turn, rng.choice(cards_of(hand)))
     return rng.choice([m for m in moves if m.kind == PLAY])
 
 
-ALL_DECLARATIONS = [(SING, s) for s in range(4)] + [(TUTE, 0), (TUTE, 1)] + [(EXCHANGE, -1)]
+def all_declarations(seat: Seat) -> list[Move]:
+    """Every declaration ``seat`` could attempt: each sing, each tute, the exchange."""
+    sings = [Move.sing(seat, s) for s in range(4)]
+    return [*sings, *(Move.tute(seat, of) for of in TuteOf), Move.exchange(seat)]
 
 
 def illegal_event(state: DealState, kind: str, rng: random.Random) -> Move:
@@ -170,19 +176,19 @@ def illegal_event(state: DealState, kind: str, rng: random.Random) -> Move:
     n, turn = state.players, state.turn
     if state.over:  # anything after the end of the deal
         seat = rng.randrange(n)
-        return rng.choice([Move(PLAY, seat, rng.randrange(40)), Move(SING, seat, 0)])
+        return rng.choice([Move.play(seat, rng.randrange(40)), Move.sing(seat, 0)])
     if kind == "out_of_turn":
         seat = (turn + rng.randrange(1, n)) % n
         hand = cards_of(state.hands[seat])
-        return Move(PLAY, seat, rng.choice(hand) if hand else rng.randrange(40))
+        return Move.play(seat, rng.choice(hand) if hand else rng.randrange(40))
     if kind == "card_not_in_hand":
-        return Move(PLAY, turn, rng.choice(cards_of((1 << 40) - 1 & ~state.hands[turn])))
+        return Move.play(turn, rng.choice(cards_of((1 << 40) - 1 & ~state.hands[turn])))
     by_code: dict[str, list[Move]] = {}
     for seat in range(n):
-        for k, arg in ALL_DECLARATIONS:
-            code = state.check(Move(k, seat, arg))
+        for declaration in all_declarations(seat):
+            code = state.check(declaration)
             if code is not None:
-                by_code.setdefault(code.value, []).append(Move(k, seat, arg))
+                by_code.setdefault(code.value, []).append(declaration)
     return rng.choice(by_code[rng.choice(sorted(by_code))])
 
 
@@ -218,15 +224,13 @@ def build_log(
         if match.standing.over:
             if bad is not None:  # a deal after the match is decided
                 if rng.random() < 0.5:
-                    events.append({"type": "play", "seat": (dealer + 1) % n, "card": "4O"})
+                    events.append(play((dealer + 1) % n, "4O"))
                 log["deals"].append(raw)
             return log
         log["deals"].append(raw)
-        setup = parse_deal(header, raw, dealer).setup
-        assert setup is not None
-        state = DealState(ruleset, opts, n, setup)
-        record = DealRecord(state)
-        match.deals.append(record)
+        setup, _ = parse_deal(header, raw, dealer)
+        state = DealState.start(ruleset, opts, n, setup)
+        record = match.begin(state)
         # The moves of the last deal come straight from hypothesis data (so they shrink); the
         # earlier deals from a seed drawn from it (fewer draws: long games do not overrun).
         play_rng = rng if last else random.Random(rng.getrandbits(64))
@@ -241,7 +245,7 @@ def build_log(
             state.apply(move, len(events))
             events.append(move.to_json("spanish"))
         if state.over:
-            match.finish_deal(record)
+            match.close(record)
         if last and bad is not None:
             events.append(illegal_event(state, bad, rng).to_json("spanish"))
         dealer = (dealer + 1) % n
@@ -287,14 +291,11 @@ class Step(NamedTuple):
 
 def walk(log: dict[str, Any]) -> Iterator[Step]:
     """Every event of the log applied to the engine's DealState, up to the first illegal one."""
-    parsed = parse_log(log)
-    header = parsed.header
+    header, deals = read_deals(log)
     n = len(header.players)
-    for di, deal in enumerate(parsed.deals):
-        assert deal.setup is not None
-        state = DealState(header.ruleset, header.options, n, deal.setup)
-        for j, packed in enumerate(deal.events):
-            event = Move.from_code(packed)
+    for di, (setup, events) in enumerate(deals):
+        state = DealState.start(header.ruleset, header.options, n, setup)
+        for j, event in enumerate(events):
             before = state.copy()
             code = state.apply(event, j)
             yield Step(di, j, before, event, state, code)
@@ -325,7 +326,9 @@ def check_cards(state: DealState, name: str) -> None:
     stock = state.stock[state.stock_pos :]
     assert len(set(stock)) == len(stock)
     table = [c for _, c in state.trick]
-    parts = [*state.hands, mask_of(stock), mask_of(table), *state.won]
+    won = [mask_of([c for t in state.tricks if t.winner == s for _, c in t.plays])
+           for s in range(n)]  # fmt: skip
+    parts = [*state.hands, mask_of(stock), mask_of(table), *won]
     union = 0
     for part in parts:
         assert union & part == 0, "a card is in two places"
@@ -392,7 +395,7 @@ def check_legal_moves(state: DealState, name: str, opts: dict[str, Any]) -> None
     assert state.turn == seat
     assert moves, "someone must act but there is no legal move"
     assert all(m.seat == seat for m in moves)
-    plays = [from_engine(m.arg) for m in moves if m.kind == PLAY]
+    plays = [from_engine(m.card) for m in moves if m.kind == PLAY]
     assert len(plays) == len(set(plays))
     assert set(plays) <= view.hands[seat]
     assert set(plays) == view.correct(seat)
@@ -401,8 +404,7 @@ def check_legal_moves(state: DealState, name: str, opts: dict[str, Any]) -> None
     # Every declaration anyone could attempt now: the engine's reason to refuse it is the
     # reference's, in the order of docs/api.md.
     for other in range(state.players):
-        for kind, arg in ALL_DECLARATIONS:
-            event = Move(kind, other, arg)
+        for event in all_declarations(other):
             code = state.check(event)
             assert (None if code is None else code.value) == view.illegal(
                 *engine_event_to_ref(event)
@@ -425,10 +427,8 @@ def test_legal_moves_on_a_fresh_deal_of_each_table() -> None:
         rng = random.Random(f"{name}{n}")
         log = build_log(name, n, {}, 1, 0.0, False, 0.0, 0.0, False, None, rng)
         log["deals"][0]["events"] = []
-        parsed = parse_log(log)
-        setup = parsed.deals[0].setup
-        assert setup is not None
-        state = DealState(parsed.header.ruleset, parsed.header.options, n, setup)
+        header, [(setup, _)] = read_deals(log)
+        state = DealState.start(header.ruleset, header.options, n, setup)
         check_legal_moves(state, name, reference.options(log))
         assert len(state.legal_moves()) >= HAND_SIZE[name, n]
 
@@ -451,7 +451,7 @@ def test_renuncios_are_exactly_the_plays_outside_the_correct_set(log: dict[str, 
         if event.kind != PLAY or step.code is not None:
             assert not new
             continue
-        card = from_engine(event.arg)
+        card = from_engine(event.card)
         correct = view.correct(event.seat)
         if card in correct:
             assert not new, f"{reference.code(card)} was correct but was reported as a renuncio"
@@ -461,7 +461,8 @@ def test_renuncios_are_exactly_the_plays_outside_the_correct_set(log: dict[str, 
         assert expected is not None, "a play outside the correct set must break an obligation"
         assert len(new) == 1
         renuncio = new[0]
-        assert (renuncio.event, renuncio.seat, renuncio.card) == (step.index, event.seat, event.arg)
+        assert (renuncio.event, renuncio.seat) == (step.index, event.seat)
+        assert renuncio.card == event.card
         assert renuncio.obligation.value == expected
         assert {from_engine(c) for c in cards_of(renuncio.correct)} == correct
         assert renuncio.trick == len(before.tricks)
@@ -547,7 +548,7 @@ def follower_positions(draw: st.DrawFn) -> tuple[Any, ...]:
     deal: dict[str, Any] = {
         "dealer": n - 1,
         "hands": [[reference.code(c) for c in h] for h in hands],
-        "events": [{"type": "play", "seat": s, "card": reference.code(c)} for s, c in trick],
+        "events": [play(s, reference.code(c)) for s, c in trick],
     }
     if trump is not None:
         trump_cards = [c for c in hands[n - 1] if c[1] == trump]
@@ -576,7 +577,7 @@ def test_every_card_a_follower_holds_is_judged_by_the_obligations(position: Any)
     plays = {reference.card(m["card"]) for m in body["next"]["legal_moves"] if m["type"] == "play"}
     assert plays == correct
     for card in sorted(hand):
-        move = {"type": "play", "seat": seat, "card": reference.code(card)}
+        move = play(seat, reference.code(card))
         verdict = arbiter.validate(log, move).to_dict()
         deal = {**log["deals"][0], "events": [*log["deals"][0]["events"], move]}
         violations = arbiter.replay({**log, "deals": [deal]}).to_dict()["deals"][0]["violations"]
@@ -640,14 +641,17 @@ def test_validating_move_by_move_on_a_match_state_reaches_the_replay(log: dict[s
     """Judging each move on the position and playing it, chained over a log, ends in the
     replay."""
     body, verdicts = expected_verdicts(log)
-    match = MatchState(parse_log(log).header)
+    header = parse_header(log)
+    match = MatchState(header)
+    dealer = first_dealer(header)  # the default dealer of the next deal
     stopped_at = None
     for di, raw in enumerate(log["deals"]):
-        started = advance(match.copy(), parse_log(truncated(log, di, 0)))  # start the deal
+        started = advance(match.copy(), truncated(log, di, 0)["deals"], di, 0, dealer)
         if started.illegal is not None:  # a deal after the match was decided
             stopped_at = (di, None, started.illegal.code.value)
             break
         match = started
+        dealer = next_dealer(match.deals[-1].dealer, len(header.players))
         for j, move in enumerate(raw["events"]):
             verdict = validate_move(match, move)
             expected, detail = verdicts.pop(0)[2]
@@ -707,8 +711,7 @@ def prefixes(log: dict[str, Any]) -> list[tuple[int, int]]:
 @given(game_logs(), st.data())
 def test_snapshots_round_trip_and_resume(log: dict[str, Any], data: st.DataObject) -> None:
     """encode/decode is exact, and a replay resumed from a snapshot equals one from the start."""
-    parsed = parse_log(log)
-    full = Replay(engine_replay(parsed)).to_dict()
+    full = Replay(engine_replay(log)).to_dict()
     # Random prefixes, and those just after a declaration (the state a cante leaves behind).
     chosen = data.draw(st.lists(st.sampled_from(prefixes(log)), min_size=1, max_size=4))
     chosen += [
@@ -718,7 +721,7 @@ def test_snapshots_round_trip_and_resume(log: dict[str, Any], data: st.DataObjec
         if event["type"] != "play"
     ][:3]
     for di, j in chosen:
-        state = engine_replay(parse_log(truncated(log, di, j)))
+        state = engine_replay(truncated(log, di, j))
         if state.illegal is not None:
             continue
         blob = snapshot.encode(state)
@@ -731,10 +734,12 @@ def test_snapshots_round_trip_and_resume(log: dict[str, Any], data: st.DataObjec
         if following and state.illegal is None:  # judging the next move from either state
             on_original = validate_move(state, following[0]).to_dict()
             assert validate_move(snapshot.decode(blob), following[0]).to_dict() == on_original
-        resumed = advance(snapshot.decode(blob), parsed)
+        restored = snapshot.decode(blob)
+        deals, events = restored.progress  # the rest of the log from there, as the service
+        resumed = advance(restored, log["deals"], deals - 1, events, restored.deals[-1].dealer)
         assert Replay(resumed).to_dict() == full
         if resumed.illegal is None:  # finished deals kept packed re-encode as fresh ones do
-            assert snapshot.encode(resumed) == snapshot.encode(engine_replay(parsed))
+            assert snapshot.encode(resumed) == snapshot.encode(engine_replay(log))
 
 
 def corruptions() -> st.SearchStrategy[tuple[str, Any]]:
@@ -753,7 +758,7 @@ def corruptions() -> st.SearchStrategy[tuple[str, Any]]:
 def test_corrupt_snapshots_raise_snapshot_error(
     log: dict[str, Any], corruption: tuple[Any, ...]
 ) -> None:
-    blob = snapshot.encode(engine_replay(parse_log(log)))
+    blob = snapshot.encode(engine_replay(log))
     header = snapshot.MAGIC + bytes([snapshot.SNAPSHOT_VERSION])
     kind, *args = corruption
     must_fail = True
@@ -836,7 +841,7 @@ def test_deal_outcomes_agree_with_the_reference(
     name, n = table
     overrides = data.draw(option_overrides(name))
     ruleset = get_ruleset(name)
-    state = DealState(
+    state = DealState.start(
         ruleset, resolve_options(ruleset, overrides), n, DealSetup(0, (0,) * n, (), None)
     )
     kinds = ["renuncio", "tute"] if name in DECLARED else ["renuncio"]
@@ -854,7 +859,7 @@ def test_deal_outcomes_agree_with_the_reference(
     state.trick_no, state.last_winner = played, last
     state.over = True
     if decisive is not None:
-        state.decisive = Decisive(decisive[0], decisive[1], 0)
+        state.decisive = Decisive(DecisiveKind(decisive[0]), decisive[1], 0)
     last_trick = last if complete else None
     totals = [card_points[s] + cantes[s] + (10 if s == last_trick else 0) for s in range(n)]
     assert state.totals() == totals
@@ -996,7 +1001,7 @@ def test_two_calls_in_one_trick_follow_the_second_card_of_each_pair() -> None:
         ["11C", *others[14:23]],
         ["11O", "5O", "6O", "7O", "10O", *others[23:28]],  # no oros above the king
     ]
-    events = [{"type": "play", "seat": s, "card": c} for s, c in enumerate(first)]
+    events = [play(s, c) for s, c in enumerate(first)]
     log = {
         "ruleset": "tute-gana-pierde",
         "players": ["a", "b", "c", "d"],
@@ -1015,7 +1020,7 @@ def test_two_calls_in_one_trick_follow_the_second_card_of_each_pair() -> None:
 def test_a_snapshot_with_an_impossible_hand_is_refused() -> None:
     log = {"ruleset": "tute-2p", "players": ["a", "b"], "deals": [{"deck": [
         reference.code(c) for c in reference.pack_of("tute-2p", 2)], "events": []}]}  # fmt: skip
-    state = engine_replay(parse_log(log))
+    state = engine_replay(log)
     state.deals[0].state.hands[0] = -state.deals[0].state.hands[0]  # an altered body
     altered = snapshot.encode(state)
     with pytest.raises(snapshot.SnapshotError):

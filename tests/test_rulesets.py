@@ -14,7 +14,7 @@ import pytest
 import arbiter
 from arbiter.engine.cards import make_card, mask_points, pack_mask
 from arbiter.engine.errors import ArbiterError, OptionError
-from arbiter.engine.log import parse_log
+from arbiter.engine.log import parse_header
 from arbiter.engine.rulesets import RULESETS, Options, get_ruleset, resolve_options
 from arbiter.simulate import random_deal_cards
 from tests.reference import DEFAULT_OPTIONS as DEFAULTS
@@ -297,10 +297,10 @@ def _log(ruleset: str, players: int, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_options_of_a_log_are_applied() -> None:
-    log = parse_log(_log("tute-2p", 2, {"match_target": 5, "tie_break": "none"}))
-    assert log.header.options.match_target == 5
-    assert log.header.options.tie_break == "none"
-    assert log.header.options.cantes_per_trick == 1
+    header = parse_header(_log("tute-2p", 2, {"match_target": 5, "tie_break": "none"}))
+    assert header.options.match_target == 5
+    assert header.options.tie_break == "none"
+    assert header.options.cantes_per_trick == 1
 
 
 @pytest.mark.parametrize(

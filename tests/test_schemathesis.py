@@ -47,6 +47,7 @@ from arbiter.api import create_app
 from arbiter.i18n import Lang
 from arbiter.settings import Settings
 from arbiter.simulate import random_log
+from tests.hand_built import play
 from tests.positions_support import TABLES, without_state_id
 
 SPEC_PATH = Path(__file__).resolve().parent.parent / "api_spec" / "openapi.yaml"
@@ -183,7 +184,7 @@ def _moves_to_judge(log: dict[str, Any]) -> list[dict[str, Any]]:
     deal = log["deals"][-1]
     played = {e.get("card") for e in deal["events"]}
     plays = [
-        {"type": "play", "seat": seat, "card": card}
+        play(seat, card)
         for card in [*deal["hands"][seat], *deal.get("stock", [])]
         if card not in played
     ]

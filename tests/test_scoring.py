@@ -8,6 +8,7 @@ reading of §5-§7 (:mod:`tests.reference`).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -15,13 +16,22 @@ import pytest
 
 import arbiter
 from arbiter.engine.cards import cards_of, format_card
-from arbiter.engine.rulesets import get_ruleset, resolve_options
+from arbiter.engine.records import Decisive, DecisiveKind
+from arbiter.engine.rulesets import (
+    RULESETS,
+    RenuncioAward,
+    Ruleset,
+    TieRule,
+    get_ruleset,
+    resolve_options,
+)
 from arbiter.engine.scoring import deal_outcome
 from arbiter.engine.setup import DealSetup
-from arbiter.engine.state import DealState, Decisive
+from arbiter.engine.state import DealState
 from arbiter.simulate import random_log
 from tests import reference
 from tests.hand_built import (
+    TIE,
     deal_2p,
     fill,
     hands_2p,
@@ -45,7 +55,7 @@ def outcome_of(out: dict[str, Any], deal: int = 0) -> tuple[list[int], list[int]
 
 
 def decide(
-    ruleset: str,
+    ruleset: str | Ruleset,
     card_points: list[int],
     *,
     cantes: list[int] | None = None,
@@ -54,26 +64,69 @@ def decide(
     decisive: tuple[str, int] | None = None,
     **options: Any,
 ) -> tuple[list[int], list[int], str]:
-    """The outcome of a finished deal whose counters are exactly these."""
-    rs = get_ruleset(ruleset)
+    """The outcome of a finished deal whose counters are exactly these (of the ruleset named,
+    or of a ruleset value: a variant of one)."""
+    rs = get_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
     n = len(card_points)
     setup = DealSetup(n - 1, (0,) * n, (), None)
-    state = DealState(rs, resolve_options(rs, options or None), n, setup)
+    state = DealState.start(rs, resolve_options(rs, options or None), n, setup)
     state.card_points = list(card_points)
     state.cante_points = list(cantes or [0] * n)
     state.tricks_won = list(tricks or [1] * n)
     if last is not None:
         state.trick_no, state.last_winner = state.total_tricks, last
     if decisive is not None:
-        state.decisive = Decisive(decisive[0], decisive[1], 0)
+        state.decisive = Decisive(DecisiveKind(decisive[0]), decisive[1], 0)
     state.over = True
     out = deal_outcome(state)
     return list(out.winners), list(out.losers), out.reason
 
 
+# --- variant differences are ruleset data -------------------------------------------------------
+
+
+def test_only_tute_3p_shares_an_unbroken_tie_and_gives_a_renuncio_to_the_best_other() -> None:
+    """docs/rules.md §6-§7: tute-3p's tied players all win, and its renuncio goes to the better
+    of the other two; every other ruleset draws the tie and gives the renuncio to the others."""
+    for name, rs in RULESETS.items():
+        assert (rs.unbroken_tie is TieRule.SHARED) == (name == "tute-3p"), name
+        assert (rs.renuncio_award is RenuncioAward.BEST_OTHER) == (name == "tute-3p"), name
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "rule", "cards", "kw", "as_given", "flipped"),
+    [
+        # 60 60 10 (the last trick to seat 2): a tie nothing breaks
+        ("tute-3p", TieRule.DRAWN, [60, 60, 0], {"last": 2}, ([0, 1], [2], "tie"), ([], [], "tie")),
+        # 55+10 v 65 without the tie break
+        ("tute-2p", TieRule.SHARED, [55, 65], {"last": 0, "tie_break": "none"},
+         ([], [], "tie"), ([0, 1], [], "tie")),
+        # seat 0 reneged; seat 2 has more points than seat 1
+        ("tute-3p", RenuncioAward.OTHERS, [10, 50, 60], {"last": 2, "decisive": ("renuncio", 0)},
+         ([2], [0, 1], "renuncio"), ([1, 2], [0], "renuncio")),
+        ("tute-cabron", RenuncioAward.BEST_OTHER, [10, 50, 60],
+         {"last": 2, "decisive": ("renuncio", 0)},
+         ([1, 2], [0], "renuncio"), ([2], [0, 1], "renuncio")),
+    ],
+)  # fmt: skip
+def test_flipping_the_ruleset_data_flips_the_outcome(
+    ruleset: str, rule: TieRule | RenuncioAward, cards: list[int], kw: dict[str, Any],
+    as_given: Any, flipped: Any,
+) -> None:  # fmt: skip
+    rs = get_ruleset(ruleset)
+    if isinstance(rule, TieRule):
+        field, variant = "unbroken_tie", dataclasses.replace(rs, unbroken_tie=rule)
+    else:
+        field, variant = "renuncio_award", dataclasses.replace(rs, renuncio_award=rule)
+    assert getattr(rs, field) is not rule
+    assert decide(rs, cards, **kw) == decide(ruleset, cards, **kw) == as_given
+    assert decide(variant, cards, **kw) == flipped
+    assert getattr(get_ruleset(ruleset), field) is not rule, "the ruleset itself is unchanged"
+
+
 def test_deal_total_is_card_points_plus_cantes_plus_last_trick() -> None:
     rs = get_ruleset("tute-2p")
-    state = DealState(rs, resolve_options(rs, None), 2, DealSetup(1, (0, 0), (), None))
+    state = DealState.start(rs, resolve_options(rs, None), 2, DealSetup(1, (0, 0), (), None))
     state.card_points = [55, 65]
     state.cante_points = [20, 40]
     state.trick_no, state.last_winner = 20, 0  # seat 0 took the last of the 20 tricks
@@ -328,19 +381,7 @@ def test_sides_only_in_tute_4p() -> None:
 
 # --- whole tute-2p deals ---------------------------------------------------------------------
 
-# Seat 1 (mano, dealer 0) wins tricks 0..10 (copas, espadas, 11B+10B: 65 points), seat 0 wins
-# trick 11 (4B over 2B) and every trick of the strict phase (oros and 1B 3B 12B: 55 points)
-# plus the last trick: 65 to 65. Trump is oros (turned 2O, drawn by seat 1 after trick 11).
-TIE = [
-    *[(low, high) for high, low in zip(["1C", "3C", "12C", "11C", "10C"],
-                                       ["2C", "4C", "5C", "6C", "7C"], strict=True)],
-    *[(low, high) for high, low in zip(["1E", "3E", "12E", "11E", "10E"],
-                                       ["2E", "4E", "5E", "6E", "7E"], strict=True)],
-    ("10B", "11B"),
-    ("4B", "2B"),
-    ("1O", "7O"), ("3O", "6O"), ("10O", "5O"), ("12O", "4O"), ("11O", "2O"),
-    ("1B", "7B"), ("3B", "6B"), ("12B", "5B"),
-]  # fmt: skip
+# TIE (tests/hand_built.py): a tute-2p deal tied 65 to 65, seat 0 taking the last trick.
 
 
 def test_tie_broken_by_the_last_trick() -> None:

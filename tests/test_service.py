@@ -292,23 +292,23 @@ def test_below_the_policy_the_cache_is_not_touched(monkeypatch: pytest.MonkeyPat
 
 
 def test_a_cached_prefix_is_not_parsed_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The service reads a whole log (parse_log) only on a miss; on a hit, only what follows
-    the cached prefix (parse_rest, from that deal and event). Spied at the service, which stays
-    Python in both builds."""
+    """The service reads a whole log (the engine's one-pass ``replay``) only on a miss; on a hit,
+    only what follows the cached prefix (``advance``, from that deal and event). Spied at the
+    service, which stays Python in both builds."""
     ref, _ = counting_referee()
     reads: list[tuple[Any, ...]] = []
-    whole, rest = service_module.parse_log, service_module.parse_rest
+    whole, rest = service_module.replay, service_module.advance
 
     def whole_read(log: Any, limits: Any) -> Any:
         reads.append(("log", len(log["deals"])))
         return whole(log, limits)
 
-    def rest_read(header: Any, deals: Any, deal: int, event: int, dealer: int) -> Any:
+    def rest_read(match: Any, deals: Any, deal: int, event: int, dealer: int) -> Any:
         reads.append(("rest", deal, event))
-        return rest(header, deals, deal, event, dealer)
+        return rest(match, deals, deal, event, dealer)
 
-    monkeypatch.setattr(service_module, "parse_log", whole_read)
-    monkeypatch.setattr(service_module, "parse_rest", rest_read)
+    monkeypatch.setattr(service_module, "replay", whole_read)
+    monkeypatch.setattr(service_module, "advance", rest_read)
     ref.replay(cut(MATCH, 2, 19))  # a miss: the whole log read, its state kept
     assert reads == [("log", 3)]
     log = cut(MATCH, 2, 20)

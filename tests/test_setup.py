@@ -16,7 +16,7 @@ import pytest
 import arbiter
 from arbiter.engine.cards import cards_of, format_card, parse_card
 from arbiter.engine.errors import ArbiterError, SetupError
-from arbiter.engine.log import parse_log
+from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import get_ruleset
 from arbiter.engine.setup import build_setup
@@ -405,15 +405,15 @@ def test_a_hand_not_a_list() -> None:
     _expect("tute-4p", 4, deal, ("hands", 2))
 
 
-# --- the same errors through parse_log: the pointer is prefixed with /deals/i -------------
+# --- the same errors through the engine's replay: the pointer is prefixed with /deals/i -----
 
 
-def test_pointer_through_parse_log_on_second_deal() -> None:
+def test_pointer_through_the_replay_on_second_deal() -> None:
     good = hands_deal("tute-4p", 4)
     bad = hands_deal("tute-4p", 4, dealer=0)
     bad["hands"][1][3] = bad["hands"][0][2]
     with pytest.raises(SetupError) as info:
-        parse_log(log("tute-4p", 4, [good, bad]))
+        engine_replay(log("tute-4p", 4, [good, bad]))
     assert info.value.path == ("deals", 1, "hands", 1, 3)
     assert info.value.pointer == "/deals/1/hands/1/3"
 
@@ -431,11 +431,11 @@ def test_pointer_through_parse_log_on_second_deal() -> None:
         (lambda d: d["hands"][0].__setitem__(0, "9O"), "/deals/0/hands/0/0"),
     ],
 )
-def test_pointer_through_parse_log(mutate: Any, pointer: str) -> None:
+def test_pointer_through_the_replay(mutate: Any, pointer: str) -> None:
     deal = hands_deal("tute-3p", 3)
     mutate(deal)
     with pytest.raises(SetupError) as info:
-        parse_log(log("tute-3p", 3, [deal]))
+        engine_replay(log("tute-3p", 3, [deal]))
     assert info.value.pointer == pointer
 
 
@@ -452,12 +452,10 @@ def test_dealer_defaults_and_rotation() -> None:
     # Without "dealer" the first mano is seat 0 (dealer n-1), and the deal rotates.
     first = hands_deal("tute-cabron", 3)
     del first["dealer"]
-    parsed = parse_log(log("tute-cabron", 3, [first]))
-    assert parsed.deals[0].setup.dealer == 2
+    assert engine_replay(log("tute-cabron", 3, [first])).deals[0].dealer == 2
     deal = copy.deepcopy(hands_deal("tute-2p", 2))
     del deal["dealer"]
-    parsed = parse_log(log("tute-2p", 2, [deal]))
-    assert parsed.deals[0].setup.dealer == 1
+    assert engine_replay(log("tute-2p", 2, [deal])).deals[0].dealer == 1
 
 
 # --- case-insensitive codes everywhere, and errors found after lower-case lists ---------------

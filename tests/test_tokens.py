@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 import arbiter
 from arbiter.api import create_app
-from arbiter.engine.log import parse_log
-from arbiter.engine.match import MatchState, Position, advance
+from arbiter.engine.match import replay as engine_replay
+from arbiter.engine.position import Position
 from arbiter.service import Referee
 from arbiter.settings import MAX_NAME_LENGTH_LIMIT, SERVER_STATE_KEY_VAR, Settings, SettingsError
 from arbiter.simulate import random_log
@@ -39,8 +39,7 @@ OTHER = "another-deployment-secret-abcdefghijk"
 
 
 def position_of(log: dict[str, Any]) -> Position:
-    parsed = parse_log(log)
-    return advance(MatchState(parsed.header), parsed).position()
+    return engine_replay(log).position()
 
 
 LOG = random_log("tute-4p", random.Random(3), deals=1, finish_last=False, stop_after=13)
@@ -179,10 +178,10 @@ def test_the_largest_tokens_fit_the_limit(ruleset: str, players: int, name_lengt
                      stop_after=3)  # fmt: skip
     log["players"] = [chr(0x1F0A1 + i) * name_length for i in range(players)]  # 4 UTF-8 bytes
     assert all(len(name.encode()) == 4 * name_length for name in log["players"])
-    parsed = parse_log(log, Settings(max_name_length=MAX_NAME_LENGTH_LIMIT).limits)
-    token = sealer.seal(advance(MatchState(parsed.header), parsed).position())
+    match = engine_replay(log, Settings(max_name_length=MAX_NAME_LENGTH_LIMIT).limits)
+    token = sealer.seal(match.position())
     assert len(token) <= MAX_TOKEN_LENGTH
-    assert opens_to_position_of(sealer, token, parsed.header.players)
+    assert opens_to_position_of(sealer, token, match.header.players)
 
 
 def opens_to_position_of(sealer: Sealer, token: str, players: tuple[str, ...]) -> bool:

@@ -106,7 +106,7 @@ def _adjudicate(body: dict[str, Any], *, scores_only: bool = False) -> Replay:
     """Replay a log through the service (an ArbiterError is answered by the app's handler,
     errors.register, as a 422 problem)."""
     referee = _referee()
-    return referee.score(body) if scores_only else referee.replay(body)
+    return referee.score(body) if scores_only else referee.replay_request(body)
 
 
 def _count_verdict(verdict: Verdict) -> None:
@@ -128,7 +128,7 @@ def _count_verdict(verdict: Verdict) -> None:
         "state_id of the answer is a sealed token of the position the log ends in."
     ),
     security=_SECURITY,
-    requestBody=_request_body(s.GameLogSchema, examples.replay_requests()),
+    requestBody=_request_body(s.ReplayRequestSchema, examples.replay_requests()),
     responses=_problems(400, 401, 408, 413, 415, 422, 429),
 )
 @v1.response(200, s.ReplaySchema, example=examples.replay_response())

@@ -9,17 +9,25 @@ these schemas. The closed sets (reasons, codes, obligations...) are the engine's
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from arbiter.archive.records import MAX_ID_LENGTH
 from arbiter.engine.cards import RANKS
-from arbiter.engine.log import MAX_DEALS
-from arbiter.engine.match import Ruling, Status
+from arbiter.engine.log import DEFAULT_LIMITS, MAX_DEALS
+from arbiter.engine.match import Status
 from arbiter.engine.moves import EVENT_TYPES, TUTE_OF
 from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS, CanteStyle, TrumpSource
+from arbiter.engine.position import Ruling
+from arbiter.engine.rulesets import (
+    MATCH_COUNTERS,
+    OPTION_SPECS,
+    RULESETS,
+    CanteStyle,
+    OptionSpec,
+    TrumpSource,
+)
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
 from arbiter.tokens import MAX_TOKEN_LENGTH
@@ -64,25 +72,30 @@ class EventSchema(Schema):
     of = fields.String(validate=validate.OneOf(TUTE_OF), metadata=_doc("For tute."))
 
 
-class OptionsSchema(Schema):
-    """Overrides of the ruleset's options; which apply depends on the ruleset."""
+def _option_field(spec: OptionSpec) -> fields.Field:  # type: ignore[type-arg]
+    """The marshmallow field of one option, from the engine's :class:`OptionSpec`."""
+    if spec.type == "boolean":
+        return fields.Boolean(truthy={True}, falsy={False})
+    if spec.type == "ranks":
+        return fields.List(
+            fields.Integer(validate=validate.OneOf(RANKS)), validate=validate.Length(equal=2)
+        )
+    kind = fields.Integer if spec.type == "integer" else fields.String
+    if spec.allowed is not None:
+        return kind(validate=validate.OneOf(spec.allowed))
+    return kind(validate=validate.Range(min=spec.minimum, max=spec.maximum))
 
+
+class _StrictSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    match_target = fields.Integer(validate=validate.OneOf((3, 5, 7)))
-    tie_break = fields.String(validate=validate.OneOf(("last_trick", "none")))
-    cantes_per_trick = fields.Integer(validate=validate.Range(min=1, max=4))
-    trump_when_cannot_overtrump = fields.Boolean(truthy={True}, falsy={False})
-    partner_relief = fields.Boolean(truthy={True}, falsy={False})
-    tute_requires_trick_won = fields.Boolean(truthy={True}, falsy={False})
-    exchange_requires_trick_won = fields.Boolean(truthy={True}, falsy={False})
-    renuncio_penalty = fields.String(validate=validate.OneOf(("lose_deal", "lose_match")))
-    loser_target = fields.Integer(validate=validate.Range(min=1, max=100))
-    token_target = fields.Integer(validate=validate.Range(min=1, max=100))
-    call_ranks = fields.List(
-        fields.Integer(validate=validate.OneOf(RANKS)), validate=validate.Length(equal=2)
-    )
+
+#: Overrides of the ruleset's options; which apply depends on the ruleset. Made from the
+#: engine's option specs, never restated.
+OptionsSchema = _StrictSchema.from_dict(
+    {name: _option_field(spec) for name, spec in OPTION_SPECS.items()}, name="OptionsSchema"
+)
 
 
 class DealSchema(Schema):
@@ -110,7 +123,10 @@ def _players_field(required: bool) -> fields.List:  # type: ignore[type-arg]
     return fields.List(
         fields.String(validate=validate.Length(min=1)),
         required=required,
-        metadata=_doc("Distinct names in seat order (at most 64 characters by default)."),
+        metadata=_doc(
+            "Distinct names in seat order (at most "
+            f"{DEFAULT_LIMITS.max_name_length} characters by default)."
+        ),
         validate=validate.Length(min=2, max=5),
     )
 
@@ -130,6 +146,19 @@ class GameLogSchema(Schema):
     notation = fields.String(validate=validate.OneOf(("spanish", "french")))
     players = _players_field(required=True)
     deals = _deals_field(required=True)
+
+
+class ReplayRequestSchema(GameLogSchema):
+    """The body of ``POST /v1/replays``: a game log, and whether to show every step."""
+
+    steps = fields.Boolean(
+        truthy={True},
+        falsy={False},
+        metadata=_doc(
+            "true: each deal of the answer also lists its positions, as dealt and after each "
+            "event (docs/api.md, Steps). Default false."
+        ),
+    )
 
 
 class BatchLogSchema(GameLogSchema):
@@ -242,6 +271,7 @@ class DealResultSchema(Schema):
     scores = fields.List(fields.Nested(ScoreSchema), required=True)
     sides = fields.List(fields.Nested(SideSchema), metadata=_doc("tute-4p only"))
     outcome = fields.Nested(OutcomeSchema, required=True, allow_none=True)
+    steps = fields.List(fields.Nested("StepSchema"), metadata=_doc('With "steps": true only.'))
 
 
 class StandingSchema(Schema):
@@ -271,6 +301,48 @@ class NextSchema(Schema):
     seat = fields.Integer(required=True)
     player = fields.String(required=True)
     legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
+
+
+class StepTrickSchema(Schema):
+    number = fields.Integer(required=True, metadata=_doc("Tricks completed so far (from 0)."))
+    leader = fields.Integer(required=True)
+    plays = fields.List(fields.Nested(SeatCardSchema), required=True)
+
+
+class OpenCanteSchema(Schema):
+    seat = fields.Integer(required=True)
+    suit = fields.String(required=True)
+
+
+class StepSchema(Schema):
+    """A point of a deal as the table sees it: before the first event, or after one."""
+
+    event = fields.Integer(required=True, metadata=_doc("Events applied so far."))
+    turn = fields.Integer(
+        required=True, allow_none=True, metadata=_doc("The seat to act; null once over.")
+    )
+    hands = fields.List(fields.List(fields.String()), required=True)
+    trick = fields.Nested(StepTrickSchema, required=True)
+    trump = fields.String(required=True, allow_none=True)
+    turned = fields.String(
+        required=True, allow_none=True, metadata=_doc("The card that shows trump, if any.")
+    )
+    tricks_won = fields.List(fields.Integer(), required=True)
+    card_points = fields.List(fields.Integer(), required=True)
+    cantes = fields.List(fields.Nested(CanteSchema), required=True)
+    open_cantes = fields.List(
+        fields.Nested(OpenCanteSchema),
+        required=True,
+        metadata=_doc("King and horse held together in a suit not sung yet (declared cantes)."),
+    )
+    totals = fields.List(fields.Integer(), required=True)
+    legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
+    over = fields.Boolean(required=True)
+    stock_left = fields.Integer(metadata=_doc("tute-2p only"))
+    stock_known = fields.List(
+        fields.String(),
+        metadata=_doc("tute-2p only: stock cards everyone knows (the turned card)."),
+    )
 
 
 class IllegalSchema(Schema):
@@ -354,7 +426,7 @@ class RulesetSchema(Schema):
     )
     trump_from = fields.String(
         required=True,
-        validate=validate.OneOf(get_args(TrumpSource)),
+        validate=validate.OneOf([t.value for t in TrumpSource]),
         metadata=_doc(
             "What fixes trump: the card turned under the stock, the dealer's last card "
             "(trump_card), or the first call in a trick (no trump before it)."
@@ -362,7 +434,7 @@ class RulesetSchema(Schema):
     )
     cantes = fields.String(
         required=True,
-        validate=validate.OneOf(get_args(CanteStyle)),
+        validate=validate.OneOf([c.value for c in CanteStyle]),
         metadata=_doc("Cantes declared by the trick winner (sing events), or calls in the trick."),
     )
     match = fields.Nested(MatchSystemSchema, required=True)

@@ -55,8 +55,10 @@ _FRENCH_RANK_OF: Final[dict[str, int]] = {
 }  # fmt: skip
 _FRENCH_RANK_NAME: Final[dict[int, str]] = {r: n for n, r in _FRENCH_RANK_OF.items()}
 
+#: Cards in the Spanish pack: ten ranks in each of four suits.
+PACK_SIZE: Final = len(RANKS) * len(Suit)
 SUIT_MASK: Final[tuple[int, ...]] = tuple(0x3FF << (10 * s) for s in range(4))
-FULL_PACK: Final[int] = (1 << 40) - 1
+FULL_PACK: Final[int] = (1 << PACK_SIZE) - 1
 
 
 def make_card(rank: int, suit: int) -> Card:

@@ -1,29 +1,39 @@
-"""Replaying a whole match, and the position from which the next move is judged.
+"""Replaying a whole match: one pass over the log that reads and plays.
 
-:class:`MatchState` is everything the referee knows after a prefix of a log: the deals played
-so far (each a :class:`DealState` with its :class:`Outcome` once finished), the match standing,
-and the illegal event that stopped the replay, if any. :func:`advance` continues a state through
-the rest of a log, so a state restored from a snapshot resumes where it stopped.
+:class:`MatchState` is everything the referee knows after a prefix of a log: the deals played so
+far (each a :class:`DealRecord`: its state, with its history, and its outcome once finished),
+the match standing, and the illegal event that stopped the replay, if any. Its moves are applied
+through its :meth:`MatchState.position`.
 
-:class:`Position` is the smaller thing a move is judged on: the header, the standing, how many
-deals have begun and the state of the last one, without the deals' histories. It is what a
-sealed state token carries; :meth:`Position.judge` says whether one more event would be correct,
-a renuncio or illegal, :meth:`Position.play` makes it, :meth:`Position.begin_deal` starts the
-next deal.
+:func:`replay` reads a log (docs/api.md) and plays it in the same pass: each deal's setup is read
+and checked, then each event is read and, while the replay is live, applied at once. Reading
+goes on to the end even after an illegal event, so that a malformed log is always refused as
+such (the first error in the log's order, with its path), whatever its play holds.
+:func:`advance` continues a state restored from a snapshot through the rest of a log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from arbiter.engine.errors import LogError
-from arbiter.engine.log import GameLog, Header
-from arbiter.engine.moves import PLAY, Move, MoveCode
-from arbiter.engine.obligations import Obligation
-from arbiter.engine.scoring import MatchStanding, Outcome, deal_outcome
-from arbiter.engine.setup import DealSetup
+from arbiter.engine.cards import Notation, code_table
+from arbiter.engine.errors import ArbiterError, LogError
+from arbiter.engine.log import (
+    DEFAULT_LIMITS,
+    Header,
+    Limits,
+    check_event_count,
+    first_dealer,
+    parse_header,
+    raw_deals,
+    read_dealer,
+)
+from arbiter.engine.moves import Move
+from arbiter.engine.position import Position, close_deal
+from arbiter.engine.scoring import MatchStanding, Outcome
+from arbiter.engine.setup import build_setup, next_dealer
 from arbiter.engine.state import DealState, IllegalCode
 
 
@@ -33,14 +43,6 @@ class Status(StrEnum):
     COMPLETE = "complete"  # the match is decided, or every deal given is finished
     IN_PROGRESS = "in_progress"  # the last deal is unfinished
     INVALID = "invalid"  # an event could not be applied
-
-
-class Ruling(StrEnum):
-    """The verdict on one proposed move (docs/api.md ``verdict``)."""
-
-    OK = "ok"
-    RENUNCIO = "renuncio"
-    ILLEGAL = "illegal"
 
 
 class Illegal(NamedTuple):
@@ -87,6 +89,10 @@ class DealRecord:
         return self._state
 
 
+#: Called after a deal begins and after each event it applies (the steps of a replay).
+Observer = Callable[["MatchState"], None]
+
+
 class MatchState:
     """A match after some prefix of its log. Mutable; the replay advances it in place."""
 
@@ -129,154 +135,186 @@ class MatchState:
         other.illegal = self.illegal
         return other
 
-    def play(self, move: Move) -> None:
-        """Apply a move judged ``ok`` to the current deal (finishing it if it ends there)."""
-        record = self.deals[-1]
-        code = record.state.apply(move, record.state.events_applied)
-        if code is not None:
-            raise ValueError(f"play on an illegal move: {code}")
-        if record.state.over:
-            self.finish_deal(record)
-
-    def finish_deal(self, record: DealRecord) -> None:
-        record.outcome = deal_outcome(record.state)
-        self.standing.record(self.header.ruleset, self.header.options, record.state, record.outcome)
-
     def position(self) -> Position:
-        """The position this prefix leaves (it shares this state's objects: do not mutate)."""
+        """The position this prefix leaves. It shares this state's deal and standing: moves
+        applied to it are this match's moves."""
         if self.illegal is not None or not self.deals:
             raise ValueError("only a valid match with a deal has a position")
-        return Position(self.header, self.standing, len(self.deals), self.deals[-1].state)
+        last = self.deals[-1]
+        return Position(self.header, self.standing, len(self.deals), last.state, last.outcome)
+
+    def play(self, move: Move) -> None:
+        """Apply a move that is not illegal to the current deal (a renuncio is recorded)."""
+        position = self.position()
+        code = position.apply(move)
+        if code is not None:
+            raise ValueError(f"play on an illegal move: {code}")
+        self.deals[-1].outcome = position.outcome
+
+    def begin(self, state: DealState) -> DealRecord:
+        record = DealRecord(state)
+        self.deals.append(record)
+        return record
+
+    def close(self, record: DealRecord) -> None:
+        """Record the outcome of a deal that has just ended, and count it."""
+        record.outcome = close_deal(self.header, self.standing, record.state)
 
 
-def replay(log: GameLog) -> MatchState:
-    """Replay a parsed log from the start."""
-    return advance(MatchState(log.header), log)
+def replay(
+    raw: object, limits: Limits = DEFAULT_LIMITS, observer: Observer | None = None
+) -> MatchState:
+    """Read and replay a whole log (the JSON-shaped object of docs/api.md)."""
+    header = parse_header(raw, limits)
+    deals = raw_deals(raw, limits)  # type: ignore[arg-type]  # parse_header checked it
+    match = MatchState(header)
+    return advance(match, deals, 0, 0, first_dealer(header), observer)
 
 
-def advance(match: MatchState, log: GameLog) -> MatchState:
-    """Continue ``match`` through ``log``, which continues it: the log's deals start at or
-    before the match's last deal, and events the match has already applied are skipped.
+def advance(
+    match: MatchState,
+    deals: list[Any],
+    first_deal: int,
+    first_event: int,
+    default_dealer: int,
+    observer: Observer | None = None,
+) -> MatchState:
+    """Continue ``match`` through ``deals[first_deal:]`` of a log: when ``match`` already holds
+    deal ``first_deal``, its first ``first_event`` events were applied (a replay resumed from a
+    cached state) and neither they nor its setup are read again. ``default_dealer`` is the
+    dealer of deal ``first_deal`` when it is new and gives none (unused when it was begun);
+    later deals' default dealers rotate from each deal's own.
 
-    Stops at the first illegal event. A deal other than the last that is left unfinished is a
-    :class:`LogError` (docs/api.md: such a log is malformed, not illegal).
+    Stops applying at the first illegal event, but reads to the end. A deal other than the last
+    left unfinished is a :class:`LogError` (docs/api.md: such a log is malformed, not illegal),
+    raised once the rest of the log has been read.
     """
-    if match.illegal is not None:
-        return match
-    if log.first_deal > len(match.deals):
-        raise ValueError("the log starts after the end of this match")
-    last = log.first_deal + len(log.deals) - 1
-    for index, deal in enumerate(log.deals, log.first_deal):
-        if index < len(match.deals) - 1:
-            continue  # finished before this state was taken
-        if index == len(match.deals):
-            if match.standing.over:
-                first_event = Move.from_code(deal.events[0]) if deal.events else None
-                at = None if first_event is None else 0
-                match.illegal = Illegal(index, at, IllegalCode.MATCH_OVER, first_event)
-                return match
-            if deal.setup is None:
-                raise ValueError("a deal the match has not begun needs its setup")
-            header = match.header
-            state = DealState(header.ruleset, header.options, len(header.players), deal.setup)
-            match.deals.append(DealRecord(state))
-        if not _play_events(match, index, deal.events, deal.first_event):
-            return match
-        if match.deals[index].outcome is None and index < last:
-            raise LogError(
-                "this deal is unfinished; only the last deal of a log may be", ("deals", index)
-            )
+    reader = _Reader(match, deals, observer)
+    dealer = default_dealer
+    for index in range(first_deal, len(deals)):
+        try:
+            dealer = reader.deal(index, first_event if index == first_deal else 0, dealer)
+        except ArbiterError as err:
+            raise err.at("deals", index) from None
+    if reader.unfinished is not None:
+        raise reader.unfinished
     return match
 
 
-def _play_events(match: MatchState, index: int, events: tuple[MoveCode, ...], first: int) -> bool:
-    """Apply deal ``index``'s events (``events[0]`` is event ``first``) that the state has not
-    applied yet; False when one is illegal (recorded in ``match.illegal``)."""
-    record = match.deals[index]
-    if record.outcome is not None and record.packed is not None and not events:
-        return True  # nothing to apply: leave a packed deal packed
-    state = record.state
-    skip = state.events_applied - first
-    if skip < 0:
-        raise ValueError("the log skips events this state has not applied")
-    pending = events[skip:] if skip else events
-    for j, move in enumerate(pending, state.events_applied):
-        code = state.apply_code(move, j)
-        if code is not None:
-            # An event after the end of the deal that ended the match is match_over.
-            if code is IllegalCode.DEAL_OVER and match.standing.over:
-                code = IllegalCode.MATCH_OVER
-            match.illegal = Illegal(index, j, code, Move.from_code(move))
-            return False
-        if state.over and record.outcome is None:
-            match.finish_deal(record)
-    return True
+class _Reader:
+    """One pass over a log's deals: read each part, play it while the replay is live."""
 
+    __slots__ = ("deals", "header", "last", "live", "match", "observer", "unfinished")
 
-class MoveJudgement(NamedTuple):
-    """The verdict on one proposed move; ``correct`` is the mask of correct plays."""
-
-    verdict: Ruling
-    obligation: Obligation | None
-    code: IllegalCode | None
-    correct: int
-    move: Move
-
-
-class Position:
-    """The match as the next move finds it: header, standing, deals begun, the last deal.
-
-    Immutable by convention: :meth:`play` and :meth:`begin_deal` return new positions. The
-    last deal's state may come without its history (from a sealed token): judging and
-    continuing need only the position fields of :class:`DealState`.
-    """
-
-    __slots__ = ("deal", "deals", "header", "standing")
-
-    def __init__(
-        self, header: Header, standing: MatchStanding, deals: int, deal: DealState
-    ) -> None:
-        self.header = header
-        self.standing = standing
+    def __init__(self, match: MatchState, deals: list[Any], observer: Observer | None) -> None:
+        self.match = match
+        self.header = match.header
         self.deals = deals
-        self.deal = deal
+        self.last = len(deals) - 1
+        self.live = match.illegal is None
+        self.observer = observer
+        self.unfinished: LogError | None = None
 
-    @property
-    def between_deals(self) -> bool:
-        """The last deal is over and the match is not: the next deal may begin."""
-        return self.deal.over and not self.standing.over
-
-    def judge(self, move: Move) -> MoveJudgement:
-        """Is ``move`` allowed now? Does not change the position."""
-        if self.standing.over:
-            return MoveJudgement(Ruling.ILLEGAL, None, IllegalCode.MATCH_OVER, 0, move)
-        code = self.deal.check(move)
-        if code is not None:
-            return MoveJudgement(Ruling.ILLEGAL, None, code, 0, move)
-        if move.kind == PLAY:
-            obligation, correct = self.deal.judge_play(move.seat, move.arg)
-            if obligation is not None:
-                return MoveJudgement(Ruling.RENUNCIO, obligation, None, correct, move)
-            return MoveJudgement(Ruling.OK, None, None, correct, move)
-        return MoveJudgement(Ruling.OK, None, None, 0, move)
-
-    def play(self, move: Move) -> Position:
-        """The position after ``move``, which :meth:`judge` found ``ok``."""
-        deal = self.deal.copy()
-        code = deal.apply(move, deal.events_applied)
-        if code is not None:
-            raise ValueError(f"play on an illegal move: {code}")
-        standing = self.standing
-        if deal.over:
-            standing = standing.copy()
+    def deal(self, index: int, start: int, default_dealer: int) -> int:
+        """Read (and play) deal ``index`` from its event ``start``; the next default dealer."""
+        raw = self.deals[index]
+        match = self.match
+        if index < len(match.deals):  # begun before this state was taken
+            record: DealRecord | None = match.deals[index]
+            events = raw.get("events", []) if isinstance(raw, Mapping) else None
+            dealer = match.deals[index].dealer
+        else:
+            if not isinstance(raw, Mapping):
+                raise LogError("a deal must be a JSON object")
+            dealer = read_dealer(raw, len(self.header.players), default_dealer)
             header = self.header
-            standing.record(header.ruleset, header.options, deal, deal_outcome(deal))
-        return Position(self.header, standing, self.deals, deal)
+            setup = build_setup(header.ruleset, len(header.players), dealer, raw, header.notation)
+            events = raw.get("events", [])
+            record = None
+            if self.live:
+                if match.standing.over:
+                    at = 0 if isinstance(events, list) and events else None
+                    first = self._first_move(events) if at is not None else None
+                    match.illegal = Illegal(index, at, IllegalCode.MATCH_OVER, first)
+                    self.live = False
+                else:
+                    state = DealState.start(header.ruleset, header.options, len(header.players),
+                                            setup)  # fmt: skip
+                    record = match.begin(state)
+                    if self.observer is not None:
+                        self.observer(match)
+        if not isinstance(events, list):
+            raise LogError("must be a list of events", ("events",))
+        players = len(self.header.players)
+        check_event_count(self.header.ruleset, players, events, ("events",))
+        if start < len(events):
+            self._events(index, events, start, record if self.live else None)
+        if self.live and record is not None and record.outcome is None and index < self.last:
+            self.unfinished = LogError(
+                "this deal is unfinished; only the last deal of a log may be", ("deals", index)
+            )
+            self.live = False
+        return next_dealer(dealer, players)
 
-    def begin_deal(self, setup: DealSetup) -> Position:
-        """The position at the start of the next deal (only :attr:`between_deals`)."""
-        if not self.between_deals:
-            raise ValueError("a deal begins only after the last one ended, match undecided")
-        header = self.header
-        deal = DealState(header.ruleset, header.options, len(header.players), setup)
-        return Position(header, self.standing, self.deals + 1, deal)
+    def _first_move(self, events: list[Any]) -> Move | None:
+        try:
+            return Move.from_json(events[0], len(self.header.players), self.header.notation)
+        except ArbiterError:
+            return None  # reported when the events are read
+
+    def _events(self, index: int, events: list[Any], start: int, record: DealRecord | None) -> None:
+        """Read events ``start``... of deal ``index``; play them on ``record`` while live."""
+        players = len(self.header.players)
+        notation: Notation = self.header.notation
+        table = code_table(notation)
+        state = None if record is None else record.state
+        observer = self.observer
+        for j in range(start, len(events)):
+            raw = events[j]
+            # The hot path: a play with exactly type, seat and a canonical card code. The typed
+            # names let the compiled build use dict and int operations, not generic calls.
+            if type(raw) is dict:
+                event: dict[str, Any] = raw
+                seat_field, code = event.get("seat"), event.get("card")
+                if (
+                    len(event) == 3
+                    and type(seat_field) is int
+                    and type(code) is str
+                    and event.get("type") == "play"
+                ):
+                    seat: int = seat_field
+                    card = table.get(code)
+                    if card is not None and 0 <= seat < players:
+                        if state is not None:
+                            illegal = state.play(seat, card, j)
+                            if illegal is not None:
+                                self._stop(index, j, illegal, Move.play(seat, card))
+                                state = None
+                            elif observer is not None or state.over:
+                                self._after(record, state)
+                        continue
+            try:
+                move = Move.from_json(raw, players, notation)
+            except ArbiterError as err:
+                raise err.at("events", j) from None
+            if state is not None:
+                illegal = state.apply(move, j)
+                if illegal is not None:
+                    self._stop(index, j, illegal, move)
+                    state = None
+                else:
+                    self._after(record, state)
+
+    def _after(self, record: DealRecord | None, state: DealState) -> None:
+        assert record is not None
+        if state.over and record.outcome is None:
+            self.match.close(record)
+        if self.observer is not None:
+            self.observer(self.match)
+
+    def _stop(self, index: int, event: int, code: IllegalCode, move: Move) -> None:
+        # An event after the end of the deal that ended the match is match_over.
+        if code is IllegalCode.DEAL_OVER and self.match.standing.over:
+            code = IllegalCode.MATCH_OVER
+        self.match.illegal = Illegal(index, event, code, move)
+        self.live = False

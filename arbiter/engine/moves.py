@@ -1,11 +1,14 @@
-"""Moves: the events of a deal's log, as values that read and write their JSON.
+"""Moves: the events of a deal's log, as values that read, write and pack themselves.
 
 A :class:`Move` is one entry of a deal's ``events`` (docs/api.md): a *play* of a card, a *sing*
 (a cante: the king and horse of one suit declared by the winner of the trick just completed),
 a *tute* (all four kings or all four horses in one hand) or an *exchange* (the seven of trumps
-given for the turned card under the stock). It is a plain tuple ``(kind, seat, arg)`` — the hot
-path unpacks it — whose ``arg`` is the card (play), the suit (sing), 0 = kings / 1 = horses
-(tute) or -1 (exchange). :meth:`Move.from_json` reads one, naming any bad field by its path;
+given for the turned card under the stock). Its payload is typed by its kind: :attr:`Move.card`
+for a play, :attr:`Move.suit` for a sing, :attr:`Move.of` for a tute, nothing for an exchange.
+
+A move packs itself into one int, :attr:`Move.code` (its hash), and only :class:`Move` knows
+that layout (:meth:`Move.from_code` unpacks it).
+:meth:`Move.from_json` reads an event object, naming any bad field by its path;
 :meth:`Move.to_json` writes it back in a notation.
 """
 
@@ -13,20 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import IntEnum
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, final
 
-from arbiter.engine.cards import Notation, format_card, format_suit, parse_card, parse_suit
+from arbiter.engine.cards import Card, Notation, format_card, format_suit, parse_card, parse_suit
 from arbiter.engine.errors import CardCodeError, LogError
 
 Seat = int
 """A seat at the table, 0..n-1 in playing order."""
 
 MoveCode = int
-"""A move packed in one int, as the replay's hot path carries a parsed log's events:
-``kind << 12 | seat << 8 | (arg + 1)`` (see :meth:`Move.code`)."""
+"""A move packed in one int (:attr:`Move.code`)."""
 
 
-class EventKind(IntEnum):
+class MoveKind(IntEnum):
     """What a move does; the API's ``type`` is the lower-case name."""
 
     PLAY = 0
@@ -35,27 +37,112 @@ class EventKind(IntEnum):
     EXCHANGE = 3
 
 
+class TuteOf(IntEnum):
+    """What a tute is of: the four kings or the four horses."""
+
+    KINGS = 0
+    HORSES = 1
+
+
 # The hot paths compare plain ints.
-PLAY: Final = int(EventKind.PLAY)
-SING: Final = int(EventKind.SING)
-TUTE: Final = int(EventKind.TUTE)
-EXCHANGE: Final = int(EventKind.EXCHANGE)
+PLAY: Final = int(MoveKind.PLAY)
+SING: Final = int(MoveKind.SING)
+TUTE: Final = int(MoveKind.TUTE)
+EXCHANGE: Final = int(MoveKind.EXCHANGE)
 
-EVENT_TYPES: Final[tuple[str, ...]] = tuple(kind.name.lower() for kind in EventKind)
-#: What a tute is of, by ``arg``.
-TUTE_OF: Final[tuple[str, ...]] = ("kings", "horses")
+EVENT_TYPES: Final[tuple[str, ...]] = tuple(kind.name.lower() for kind in MoveKind)
+TUTE_OF: Final[tuple[str, ...]] = tuple(of.name.lower() for of in TuteOf)
+
+# The layout of a code: kind << 12 | seat << 8 | (payload + 1); payload -1 for an exchange.
+_KIND_SHIFT: Final = 12
+_SEAT_SHIFT: Final = 8
+_SEAT_BITS: Final = 15
+_PAYLOAD_BITS: Final = 255
 
 
-class Move(NamedTuple):
-    """One event of a deal: ``kind`` (an :class:`EventKind` value), the acting seat, and the
-    card, suit or tute it names (see the module docstring)."""
+@final
+class Move:
+    """One event of a deal: its kind, the acting seat and the card, suit or tute it names.
 
-    kind: int
-    seat: Seat
-    arg: int = -1
+    Immutable; equal moves have equal :attr:`code`. Build one with :meth:`play`,
+    :meth:`sing`, :meth:`tute` or :meth:`exchange`.
+    """
 
-    @classmethod
-    def from_json(cls, raw: object, players: int, notation: Notation) -> Move:
+    __slots__ = ("_payload", "kind", "seat")
+
+    def __init__(self, kind: int, seat: Seat, payload: int = -1) -> None:
+        self.kind = kind
+        self.seat = seat
+        self._payload = payload
+
+    # --- the four kinds -----------------------------------------------------------------------
+
+    @staticmethod
+    def play(seat: Seat, card: Card) -> Move:
+        return Move(PLAY, seat, card)
+
+    @staticmethod
+    def sing(seat: Seat, suit: int) -> Move:
+        return Move(SING, seat, suit)
+
+    @staticmethod
+    def tute(seat: Seat, of: TuteOf) -> Move:
+        return Move(TUTE, seat, int(of))
+
+    @staticmethod
+    def exchange(seat: Seat) -> Move:
+        return Move(EXCHANGE, seat)
+
+    # --- the payload, by kind -------------------------------------------------------------------
+
+    @property
+    def card(self) -> Card:
+        """The card a play puts on the table."""
+        if self.kind != PLAY:
+            raise ValueError(f"a {EVENT_TYPES[self.kind]} plays no card")
+        return self._payload
+
+    @property
+    def suit(self) -> int:
+        """The suit a sing declares."""
+        if self.kind != SING:
+            raise ValueError(f"a {EVENT_TYPES[self.kind]} sings no suit")
+        return self._payload
+
+    @property
+    def of(self) -> TuteOf:
+        """What a tute is of."""
+        if self.kind != TUTE:
+            raise ValueError(f"a {EVENT_TYPES[self.kind]} is no tute")
+        return TuteOf(self._payload)
+
+    # --- packing -------------------------------------------------------------------------------
+
+    @property
+    def code(self) -> MoveCode:
+        """This move packed in one int."""
+        return self.kind << _KIND_SHIFT | self.seat << _SEAT_SHIFT | (self._payload + 1)
+
+    @staticmethod
+    def from_code(code: MoveCode) -> Move:
+        """The move a :attr:`code` packs."""
+        return Move(
+            code >> _KIND_SHIFT, code >> _SEAT_SHIFT & _SEAT_BITS, (code & _PAYLOAD_BITS) - 1
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Move) and self.code == other.code
+
+    def __hash__(self) -> int:
+        return self.code
+
+    def __repr__(self) -> str:
+        return f"Move({self.to_json('spanish')})"
+
+    # --- JSON ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def from_json(raw: object, players: int, notation: Notation) -> Move:
         """One event object of a log. Raises :class:`LogError` (or :class:`CardCodeError`)
         whose path is relative to the event."""
         if not isinstance(raw, Mapping):
@@ -71,41 +158,30 @@ class Move(NamedTuple):
             if kind == "play":
                 if "card" not in raw:
                     raise LogError("missing", ("card",))
-                return cls(PLAY, seat, parse_card(raw["card"], notation))
+                return Move(PLAY, seat, parse_card(raw["card"], notation))
             if kind == "sing":
                 if "suit" not in raw:
                     raise LogError("missing", ("suit",))
-                return cls(SING, seat, parse_suit(raw["suit"], notation))
+                return Move(SING, seat, parse_suit(raw["suit"], notation))
         except CardCodeError as err:
             raise err.at("card" if kind == "play" else "suit") from None
         if kind == "tute":
             of = raw.get("of")
             if of not in TUTE_OF:
                 raise LogError("must be kings or horses", ("of",))
-            return cls(TUTE, seat, TUTE_OF.index(of))
-        return cls(EXCHANGE, seat)
-
-    @property
-    def code(self) -> MoveCode:
-        """This move packed in one int."""
-        kind, seat, arg = self
-        return kind << 12 | seat << 8 | (arg + 1)
-
-    @classmethod
-    def from_code(cls, code: MoveCode) -> Move:
-        """The move a :attr:`code` packs."""
-        return cls(code >> 12, code >> 8 & 15, (code & 255) - 1)
+            return Move(TUTE, seat, TUTE_OF.index(of))
+        return Move(EXCHANGE, seat)
 
     def to_json(self, notation: Notation) -> dict[str, Any]:
         """The event object of a log, in ``notation``."""
-        kind, seat, arg = self
-        out: dict[str, Any] = {"type": EVENT_TYPES[kind], "seat": seat}
+        kind = self.kind
+        out: dict[str, Any] = {"type": EVENT_TYPES[kind], "seat": self.seat}
         if kind == PLAY:
-            out["card"] = format_card(arg, notation)
+            out["card"] = format_card(self._payload, notation)
         elif kind == SING:
-            out["suit"] = format_suit(arg, notation)
+            out["suit"] = format_suit(self._payload, notation)
         elif kind == TUTE:
-            out["of"] = TUTE_OF[arg]
+            out["of"] = TUTE_OF[self._payload]
         return out
 
 

@@ -10,16 +10,57 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any, Final, Literal
 
-from arbiter.engine.cards import HORSE, KING, RANKS
+from arbiter.engine.cards import HORSE, KING, PACK_SIZE, RANKS, Suit
 from arbiter.engine.errors import MAX_COLLECTED, ArbiterError, ArbiterErrors, OptionError
 
-TrumpSource = Literal["stock", "dealer", "call"]
-CanteStyle = Literal["declared", "in_trick"]
-OutcomeRule = Literal["most_points", "cabron", "gana_pierde"]
-MatchRule = Literal["deals", "loser_points", "tokens"]
+
+class TrumpSource(StrEnum):
+    """Where a deal's trump comes from."""
+
+    STOCK = "stock"  # the turned card under the stock (tute-2p)
+    DEALER = "dealer"  # the dealer's last card, shown (tute-3p, tute-4p)
+    CALL = "call"  # the first call in a trick (cabrón, gana-pierde): no trump before it
+
+
+class CanteStyle(StrEnum):
+    """How king and horse of one suit score."""
+
+    DECLARED = "declared"  # sung by the winner of the trick just completed
+    IN_TRICK = "in_trick"  # called when both fall in one trick, by its winner
+
+
+class OutcomeRule(StrEnum):
+    """How a finished deal is decided (docs/rules.md §6)."""
+
+    MOST_POINTS = "most_points"
+    CABRON = "cabron"  # who loses the hand: no trick, over 100, tied, the middle score
+    GANA_PIERDE = "gana_pierde"  # no trick loses; the most and the fewest points win
+
+
+class MatchRule(StrEnum):
+    """What a match counts, and so which counter of the standing ends it."""
+
+    DEALS = "deals"  # deals won, up to match_target
+    LOSER_POINTS = "loser_points"  # hands lost, up to loser_target
+    TOKENS = "tokens"  # rounds won, up to token_target
+
+
+class TieRule(StrEnum):
+    """A tie for the most points that the last trick does not break (most-points rulesets)."""
+
+    DRAWN = "drawn"  # nobody wins the deal
+    SHARED = "shared"  # every tied player wins it (tute-3p)
+
+
+class RenuncioAward(StrEnum):
+    """Who wins a deal that a renuncio decided against the offender's side."""
+
+    OTHERS = "others"  # every other side
+    BEST_OTHER = "best_other"  # the best of the others on points (tute-3p)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +223,9 @@ CALL_RANKS = _O(
 #: What each match system counts in the standing (``deals_won``, ``loser_points`` or ``tokens``)
 #: and the option that says how many of them end the match.
 MATCH_COUNTERS: Final[dict[MatchRule, tuple[str, str]]] = {
-    "deals": ("deals_won", MATCH_TARGET.name),
-    "loser_points": ("loser_points", LOSER_TARGET.name),
-    "tokens": ("tokens", TOKEN_TARGET.name),
+    MatchRule.DEALS: ("deals_won", MATCH_TARGET.name),
+    MatchRule.LOSER_POINTS: ("loser_points", LOSER_TARGET.name),
+    MatchRule.TOKENS: ("tokens", TOKEN_TARGET.name),
 }
 
 
@@ -209,6 +250,18 @@ class Ruleset:
     exchange: bool = False
     pairs: bool = False
     option_specs: tuple[OptionSpec, ...] = field(default=())
+    #: most-points rulesets: a tie for the most points that the last trick does not break
+    unbroken_tie: TieRule = TieRule.DRAWN
+    #: who wins a deal decided by a renuncio
+    renuncio_award: RenuncioAward = RenuncioAward.OTHERS
+
+    def pack_size(self, players: int) -> int:
+        """Cards in play: the 40 of the pack, less the four of the rank removed (if any)."""
+        return PACK_SIZE - (0 if self.removed_rank[players] is None else len(Suit))
+
+    def tricks(self, players: int) -> int:
+        """Tricks in a deal: every card in play is played."""
+        return self.pack_size(players) // players
 
     def option(self, name: str) -> OptionSpec | None:
         return _OPTION_SPECS[self.name].get(name)
@@ -224,8 +277,8 @@ class Ruleset:
             "options": {spec.name: spec.to_dict() for spec in self.option_specs},
             "pairs": self.pairs,
             "stock": self.stock,
-            "trump_from": self.trump_from,
-            "cantes": self.cantes,
+            "trump_from": self.trump_from.value,
+            "cantes": self.cantes.value,
             "match": {"counter": counter, "target": target},
         }
 
@@ -253,10 +306,10 @@ RULESETS: Final[dict[str, Ruleset]] = {
             players=(2,),
             hand_size={2: 8},
             removed_rank={2: None},
-            trump_from="stock",
-            cantes="declared",
-            outcome="most_points",
-            match="deals",
+            trump_from=TrumpSource.STOCK,
+            cantes=CanteStyle.DECLARED,
+            outcome=OutcomeRule.MOST_POINTS,
+            match=MatchRule.DEALS,
             stock=True,
             tute=True,
             exchange=True,
@@ -272,12 +325,14 @@ RULESETS: Final[dict[str, Ruleset]] = {
             players=(3,),
             hand_size={3: 12},
             removed_rank={3: 2},
-            trump_from="dealer",
-            cantes="declared",
-            outcome="most_points",
-            match="deals",
+            trump_from=TrumpSource.DEALER,
+            cantes=CanteStyle.DECLARED,
+            outcome=OutcomeRule.MOST_POINTS,
+            match=MatchRule.DEALS,
             tute=True,
             option_specs=_DECLARED_OPTIONS,
+            unbroken_tie=TieRule.SHARED,
+            renuncio_award=RenuncioAward.BEST_OTHER,
         ),
         Ruleset(
             name="tute-4p",
@@ -290,10 +345,10 @@ RULESETS: Final[dict[str, Ruleset]] = {
             players=(4,),
             hand_size={4: 10},
             removed_rank={4: None},
-            trump_from="dealer",
-            cantes="declared",
-            outcome="most_points",
-            match="deals",
+            trump_from=TrumpSource.DEALER,
+            cantes=CanteStyle.DECLARED,
+            outcome=OutcomeRule.MOST_POINTS,
+            match=MatchRule.DEALS,
             tute=True,
             pairs=True,
             option_specs=(*_DECLARED_OPTIONS, PARTNER_RELIEF),
@@ -309,10 +364,10 @@ RULESETS: Final[dict[str, Ruleset]] = {
             players=(3,),
             hand_size={3: 12},
             removed_rank={3: 2},
-            trump_from="call",
-            cantes="in_trick",
-            outcome="cabron",
-            match="loser_points",
+            trump_from=TrumpSource.CALL,
+            cantes=CanteStyle.IN_TRICK,
+            outcome=OutcomeRule.CABRON,
+            match=MatchRule.LOSER_POINTS,
             option_specs=(TRUMP_WHEN_CANNOT_OVERTRUMP, RENUNCIO_PENALTY, LOSER_TARGET, CALL_RANKS),
         ),
         Ruleset(
@@ -326,10 +381,10 @@ RULESETS: Final[dict[str, Ruleset]] = {
             players=(3, 4, 5),
             hand_size={3: 12, 4: 10, 5: 8},
             removed_rank={3: 1, 4: None, 5: None},
-            trump_from="call",
-            cantes="in_trick",
-            outcome="gana_pierde",
-            match="tokens",
+            trump_from=TrumpSource.CALL,
+            cantes=CanteStyle.IN_TRICK,
+            outcome=OutcomeRule.GANA_PIERDE,
+            match=MatchRule.TOKENS,
             option_specs=(TRUMP_WHEN_CANNOT_OVERTRUMP, RENUNCIO_PENALTY, TOKEN_TARGET, CALL_RANKS),
         ),
     )
@@ -339,6 +394,12 @@ RULESETS: Final[dict[str, Ruleset]] = {
 #: Each ruleset's options by name (logs name them; a lookup must not scan).
 _OPTION_SPECS: Final[dict[str, dict[str, OptionSpec]]] = {
     r.name: {spec.name: spec for spec in r.option_specs} for r in RULESETS.values()
+}
+
+
+#: Every option of any ruleset, once each, in the order the rulesets declare them.
+OPTION_SPECS: Final[dict[str, OptionSpec]] = {
+    spec.name: spec for r in RULESETS.values() for spec in r.option_specs
 }
 
 

@@ -10,9 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, final
 
-from arbiter.engine.rulesets import Options, Ruleset, partner
+from arbiter.engine.records import DecisiveKind, Record
+from arbiter.engine.rulesets import (
+    MatchRule,
+    Options,
+    OutcomeRule,
+    RenuncioAward,
+    Ruleset,
+    TieRule,
+    partner,
+)
 from arbiter.engine.state import DealState
 
 
@@ -31,12 +40,19 @@ class Reason(StrEnum):
     EXTREMES = "extremes"  # gana-pierde: the most and the fewest points win
 
 
-class Outcome(NamedTuple):
+@final
+class Outcome(Record):
     """A finished deal: the winning and losing seats and why."""
 
-    winners: tuple[int, ...]
-    losers: tuple[int, ...]
-    reason: Reason
+    __slots__ = ("losers", "reason", "winners")
+
+    def __init__(self, winners: tuple[int, ...], losers: tuple[int, ...], reason: Reason) -> None:
+        self.winners = winners
+        self.losers = losers
+        self.reason = reason
+
+    def astuple(self) -> tuple[tuple[int, ...], tuple[int, ...], Reason]:
+        return (self.winners, self.losers, self.reason)
 
 
 def sides(ruleset: Ruleset, players: int) -> tuple[tuple[int, ...], ...]:
@@ -56,11 +72,7 @@ def side_of(ruleset: Ruleset, seat: int) -> tuple[int, ...]:
 
 def _split(players: int, winners: set[int], reason: Reason) -> Outcome:
     losers = tuple([s for s in range(players) if s not in winners])
-    # tuple.__new__ skips NamedTuple's Python-level constructor (once per deal).
-    return _new_outcome(Outcome, (tuple(sorted(winners)), losers, reason))
-
-
-_new_outcome = tuple.__new__
+    return Outcome(tuple(sorted(winners)), losers, reason)
 
 
 def deal_outcome(state: DealState) -> Outcome:
@@ -69,20 +81,19 @@ def deal_outcome(state: DealState) -> Outcome:
     decisive = state.decisive
     if decisive is not None:
         offender = set(side_of(ruleset, decisive.seat))
-        if decisive.kind == "tute":
+        if decisive.kind is DecisiveKind.TUTE:
             return _split(n, offender, Reason.TUTE)
-        if ruleset.outcome == "most_points" and n == 3:
+        if ruleset.renuncio_award is RenuncioAward.BEST_OTHER:
             others = [(s,) for s in range(n) if s not in offender]
             best, _ = _most_points(state, others)
             return _split(n, best or {s for g in others for s in g}, Reason.RENUNCIO)
         return _split(n, set(range(n)) - offender, Reason.RENUNCIO)
-    if ruleset.outcome == "cabron":
+    if ruleset.outcome is OutcomeRule.CABRON:
         return _cabron(state)
-    if ruleset.outcome == "gana_pierde":
+    if ruleset.outcome is OutcomeRule.GANA_PIERDE:
         return _gana_pierde(state)
     best, reason = _most_points(state, sides(ruleset, n))
-    if not best and n == 3:
-        # tute-3p: a tie for most points that the last trick does not break goes to all tied.
+    if not best and ruleset.unbroken_tie is TieRule.SHARED:
         totals = state.totals()
         top = max(totals)
         best = {s for s in range(n) if totals[s] == top}
@@ -192,11 +203,11 @@ class MatchStanding:
     def record(self, ruleset: Ruleset, options: Options, state: DealState, out: Outcome) -> None:
         """Count a finished deal and decide the match if it is over."""
         n = state.players
-        if ruleset.match == "deals":
+        if ruleset.match is MatchRule.DEALS:
             for seat in out.winners:
                 self.deals_won[seat] += 1
             self._decide_by(self.deals_won, options.match_target, reached_wins=True)
-        elif ruleset.match == "loser_points":
+        elif ruleset.match is MatchRule.LOSER_POINTS:
             for seat in out.losers:
                 self.loser_points[seat] += 1
             self._decide_by(self.loser_points, options.loser_target, reached_wins=False)
@@ -207,7 +218,7 @@ class MatchStanding:
         decisive = state.decisive
         if (
             decisive is not None
-            and decisive.kind == "renuncio"
+            and decisive.kind is DecisiveKind.RENUNCIO
             and options.renuncio_penalty == "lose_match"
         ):
             offender = side_of(ruleset, decisive.seat)

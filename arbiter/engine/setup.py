@@ -11,8 +11,7 @@ The *mano* is the seat after the dealer; it leads the first trick.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, final
 
 from arbiter.engine.cards import (
     Card,
@@ -28,15 +27,36 @@ from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import Ruleset
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class DealSetup:
-    """The cards as dealt. ``hands`` are bitmasks by seat; ``stock`` is in draw order."""
+    """The cards as dealt. ``hands`` are bitmasks by seat; ``stock`` is in draw order;
+    ``trump_card`` is the turned card (tute-2p: last of the stock) or the dealer's shown card,
+    None without. Immutable by convention (a plain class: see :class:`~arbiter.engine.log.Header`).
+    """
 
-    dealer: int
-    hands: tuple[int, ...]
-    stock: tuple[Card, ...]
-    #: the turned card (tute-2p: last of the stock) or the dealer's shown card; None without
-    trump_card: Card | None
+    __slots__ = ("dealer", "hands", "stock", "trump_card")
+
+    def __init__(
+        self, dealer: int, hands: tuple[int, ...], stock: tuple[Card, ...], trump_card: Card | None
+    ) -> None:
+        self.dealer = dealer
+        self.hands = hands
+        self.stock = stock
+        self.trump_card = trump_card
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DealSetup) and (
+            self.dealer,
+            self.hands,
+            self.stock,
+            self.trump_card,
+        ) == (other.dealer, other.hands, other.stock, other.trump_card)
+
+    def __hash__(self) -> int:
+        return hash((self.dealer, self.hands, self.stock, self.trump_card))
+
+    def __repr__(self) -> str:
+        return f"DealSetup({self.dealer}, {self.hands}, {self.stock}, {self.trump_card})"
 
     @property
     def trump(self) -> int:

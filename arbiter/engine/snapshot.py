@@ -25,14 +25,15 @@ import msgpack
 
 from arbiter.engine.cards import FULL_PACK, NOTATIONS
 from arbiter.engine.log import Header
-from arbiter.engine.match import DealRecord, MatchState, Position
+from arbiter.engine.match import DealRecord, MatchState
+from arbiter.engine.position import Position
 from arbiter.engine.rulesets import get_ruleset, resolve_options
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason
 from arbiter.engine.state import DealState
 
 MAGIC: Final = b"TUTE"
-SNAPSHOT_VERSION: Final = 3
-POSITION_VERSION: Final = 1
+SNAPSHOT_VERSION: Final = 4
+POSITION_VERSION: Final = 2
 _HEADER: Final = MAGIC + bytes([SNAPSHOT_VERSION])
 
 
@@ -82,6 +83,11 @@ def _outcome_fields(outcome: Outcome) -> list[Any]:
     return [list(outcome.winners), list(outcome.losers), outcome.reason.value]
 
 
+def _outcome_from(fields: list[Any]) -> Outcome:
+    winners, losers, reason = fields
+    return Outcome(tuple(winners), tuple(losers), Reason(reason))
+
+
 def _match_from(body: list[Any]) -> MatchState:
     *header_fields, standing_fields, deals = body
     header = _header_from(header_fields)
@@ -105,8 +111,7 @@ def _match_from(body: list[Any]) -> MatchState:
         if outcome is None:
             match.deals.append(DealRecord(unpack(packed)))
         else:
-            finished = Outcome(tuple(outcome[0]), tuple(outcome[1]), Reason(outcome[2]))
-            match.deals.append(DealRecord(None, finished, packed, unpack, dealer))
+            match.deals.append(DealRecord(None, _outcome_from(outcome), packed, unpack, dealer))
     if len(match.standing.deals_won) != n:
         raise SnapshotError("corrupt snapshot: the standing is not one per player")
     return match
@@ -117,12 +122,14 @@ def _match_from(body: list[Any]) -> MatchState:
 
 def encode_position(position: Position) -> bytes:
     """The position's bytes: what a sealed state token carries."""
+    outcome = position.outcome
     body = [
         POSITION_VERSION,
         *_header_fields(position.header),
         position.standing.to_fields(),
         position.deals,
         position.deal.to_fields(history=False),
+        None if outcome is None else _outcome_fields(outcome),
     ]
     packed: bytes = msgpack.packb(body, use_bin_type=True)
     return packed
@@ -131,7 +138,7 @@ def encode_position(position: Position) -> bytes:
 def decode_position(data: bytes) -> Position:
     """The position :func:`encode_position` gave."""
     try:
-        version, *header_fields, standing_fields, deals, deal_fields = msgpack.unpackb(
+        version, *header_fields, standing_fields, deals, deal_fields, outcome = msgpack.unpackb(
             data, raw=False, strict_map_key=True
         )
         if version != POSITION_VERSION:
@@ -142,7 +149,8 @@ def decode_position(data: bytes) -> Position:
         deal = DealState.from_fields(header.ruleset, header.options, n, deal_fields, history=False)
         if len(standing.deals_won) != n or not isinstance(deals, int) or deals < 1:
             raise SnapshotError("corrupt position")
-        return Position(header, standing, deals, _checked(deal))
+        finished = None if outcome is None else _outcome_from(outcome)
+        return Position(header, standing, deals, _checked(deal), finished)
     except SnapshotError:
         raise
     except Exception as err:
@@ -166,6 +174,6 @@ def _header_from(fields: list[Any]) -> Header:
 
 def _checked(state: DealState) -> DealState:
     """Refuse a state whose hands are not sets of cards (a replay from it would not end)."""
-    if not all(0 <= mask <= FULL_PACK for mask in (*state.hands, *state.won)):
+    if not all(0 <= mask <= FULL_PACK for mask in state.hands):
         raise SnapshotError("corrupt snapshot: a hand is not a set of cards")
     return state

@@ -28,8 +28,6 @@ from tests.gunicorn_support import HOST, Gunicorn, read_response
 
 #: Variables of the calling shell that ``make run`` would not see.
 SHELL_ONLY = ("ARBITER_", "REDIS_", "PROMETHEUS_")
-#: The largest answer to any request, problem or not, that these tests accept (bytes).
-ANSWER_LIMIT = 64 * 1024
 
 
 @contextlib.contextmanager
@@ -96,21 +94,6 @@ def chunked(body: bytes, size: int = 65536) -> bytes:
     parts = [b"%x\r\n%s\r\n" % (len(body[i : i + size]), body[i : i + size])
              for i in range(0, len(body), size)]  # fmt: skip
     return b"".join(parts) + b"0\r\n\r\n"
-
-
-def assert_problem(answer: Raw | gunicorn_support.Answer, status: int) -> dict[str, Any]:
-    """A well-formed problem+json answer of ``status``, bounded, its request id echoed."""
-    assert answer.status == status, answer.body[:300]
-    assert answer.headers["content-type"] == "application/problem+json", answer.headers
-    assert len(answer.body) <= ANSWER_LIMIT, len(answer.body)
-    problem: dict[str, Any] = json.loads(answer.body)
-    assert problem["status"] == status
-    assert {"type", "title", "detail", "request_id"} <= problem.keys(), problem
-    assert problem["type"].startswith("https://tute-arbiter.example/problems/")
-    assert answer.headers["x-request-id"] == problem["request_id"]
-    assert answer.headers["x-content-type-options"] == "nosniff"
-    assert "Traceback" not in answer.body.decode()
-    return problem
 
 
 def wait_until(predicate: Any, timeout: float, step: float = 0.05) -> bool:

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from tests.api_support import assert_problem
 from tests.gunicorn_support import Gunicorn, request
-from tests.hostile.conftest import assert_problem, chunked, exchange, request_head
+from tests.hostile.conftest import chunked, exchange, request_head
 
 LIMIT = 1024 * 1024
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.api_support import assert_problem
 from tests.gunicorn_support import Gunicorn, post_json
-from tests.hostile.conftest import assert_problem
 
 MAX_ERRORS = 50  # the default
 

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 import arbiter
 from arbiter.engine.errors import ArbiterError
 from arbiter.simulate import random_log
+from tests.api_support import assert_problem
 from tests.gunicorn_support import Gunicorn, post_json
-from tests.hostile.conftest import assert_problem
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,9 @@ import uuid
 
 import pytest
 
+from tests.api_support import assert_problem
 from tests.gunicorn_support import Gunicorn, request
-from tests.hostile.conftest import assert_problem, exchange, request_head
+from tests.hostile.conftest import exchange, request_head
 
 
 def _head(line: str, *fields: bytes) -> bytes:
