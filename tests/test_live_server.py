@@ -23,6 +23,9 @@ from tests import gunicorn_support
 from tests.gunicorn_support import Answer, request
 from tests.gunicorn_support import Gunicorn as Server
 
+# A live gunicorn: not in the quick loop.
+pytestmark = pytest.mark.slow
+
 WORKERS = 2
 
 

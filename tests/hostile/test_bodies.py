@@ -18,6 +18,9 @@ import pytest
 from tests.gunicorn_support import Gunicorn, request
 from tests.hostile.conftest import assert_problem, chunked, exchange, request_head
 
+# Hostile clients against a live gunicorn (or the real command): the quick loop leaves them out.
+pytestmark = pytest.mark.slow
+
 LIMIT = 1024 * 1024
 
 
