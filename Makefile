@@ -7,6 +7,9 @@ PORT   ?= 8000
 
 LOCK   := requirements.lock
 CC     ?= cc
+# setuptools says "Editable installation" (a BuildBackendWarning) at every `pip install -e`: for
+# a user it is noise, so pip runs with that one warning ignored.
+PIP    := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip
 
 # The compiled engine: mypyc compiles these modules next to their sources when a C compiler is
 # present (ARBITER_PURE=1 keeps the pure build). Make rebuilds it whenever one of them changed;
@@ -14,48 +17,74 @@ CC     ?= cc
 COMPILED_SOURCES := $(wildcard arbiter/engine/*.py) arbiter/report.py arbiter/i18n.py \
                     arbiter/_build.py setup.py
 COMPILED_STAMP   := arbiter/_native.json
+# Everything the compile printed; when it fails, its last lines go to standard error.
+COMPILE_LOG      := $(VENV)/compile.log
 
-.PHONY: install install-test install-bench compile run test lint pytest test-pure bench spec lock clean
+.PHONY: install install-test install-bench compile run test test-quick lint pytest test-pure bench spec lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(PIP) install --quiet --upgrade pip
 
 # Stamps re-run pip only when pyproject.toml or the lock changes. The runtime dependencies come
 # from the lock, hashes checked, exactly as in the container image; the extras go on top (and
 # tests/test_hygiene.py fails if they moved a locked version).
 $(VENV)/.installed: pyproject.toml $(LOCK) | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(PIP) install --quiet --require-hashes -r $(LOCK)
+	$(PIP) install --quiet --no-deps -e .
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(PIP) install --quiet -e '.[test]'
 	touch $@
 
 $(VENV)/.installed-compile: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[compile]'
+	$(PIP) install --quiet -e '.[compile]'
 	touch $@
 
+# A compile that fails (the `compile` extra cannot be installed, mypy's type check, the C
+# compiler) does not keep a user from the service: its last lines go to standard error with
+# the cure, and the pure build runs (make tries the compile again next time). With
+# ARBITER_REQUIRE_COMPILED=1 (.ci/run) a failed compile, or no C compiler, is an error.
 $(COMPILED_STAMP): $(COMPILED_SOURCES) | $(VENV)/.installed
 	@if [ -n "$(ARBITER_PURE)" ] && [ "$(ARBITER_PURE)" != 0 ]; then \
 		echo "arbiter: ARBITER_PURE is set: the engine runs as pure Python"; \
 	elif ! command -v $(CC) >/dev/null 2>&1; then \
-		echo "arbiter: no C compiler ($(CC)): the engine runs as pure Python"; \
-	else \
-		$(MAKE) --no-print-directory $(VENV)/.installed-compile && \
-		echo "arbiter: compiling the engine with mypyc" && \
-		ARBITER_COMPILE=1 $(BIN)/python setup.py --quiet build_ext --inplace >/dev/null && \
+		echo "arbiter: no C compiler ($(CC)): the engine runs as pure Python" >&2; \
+		if [ "$(ARBITER_REQUIRE_COMPILED)" = 1 ]; then \
+			echo "arbiter: ARBITER_REQUIRE_COMPILED=1: the compiled engine is required" >&2; \
+			exit 1; \
+		fi; \
+	elif echo "arbiter: compiling the engine with mypyc" && \
+		$(MAKE) --no-print-directory $(VENV)/.installed-compile >$(COMPILE_LOG) 2>&1 && \
+		ARBITER_COMPILE=1 $(BIN)/python setup.py --quiet build_ext --inplace \
+			>>$(COMPILE_LOG) 2>&1; then \
 		rm -rf build; \
+	else \
+		echo "arbiter: the engine could not be compiled; the end of $(COMPILE_LOG):" >&2; \
+		tail -n 30 $(COMPILE_LOG) | sed 's/^/    /' >&2; \
+		echo "arbiter: to get the compiled engine (about three times faster), cure what it" \
+			"says (a C compiler and Python's headers: Debian's build-essential and" \
+			"python3-dev; the \`compile\` extra of pyproject.toml), then run \`make compile\`" >&2; \
+		if [ "$(ARBITER_REQUIRE_COMPILED)" = 1 ]; then \
+			echo "arbiter: ARBITER_REQUIRE_COMPILED=1: the compiled engine is required" >&2; \
+			exit 1; \
+		fi; \
+		echo "arbiter: WARNING: the engine runs as pure Python (ARBITER_PURE=1 skips the" \
+			"compile and this warning)" >&2; \
 	fi
 
 compile: $(COMPILED_STAMP)
 
 $(VENV)/.installed-bench: $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(PIP) install --quiet -e '.[test,bench]'
 	touch $@
 
+# `make install EXTRAS=dask` (or archive, or dask,archive): the optional extras of pyproject.toml
+# on top, into the same editable install.
+EXTRAS ?=
 install: $(VENV)/.installed $(COMPILED_STAMP)
+	@if [ -n "$(EXTRAS)" ]; then $(PIP) install --quiet -e '.[$(EXTRAS)]'; fi
 
 install-test: $(VENV)/.installed-test $(COMPILED_STAMP)
 
@@ -71,6 +100,11 @@ lint: install-test
 
 pytest: install-test
 	$(BIN)/pytest -q
+
+# The quick local loop: every test not marked `slow` (live servers, the browser, clusters,
+# commands run as processes: see the marker in pyproject.toml), no lint; `make test` runs all.
+test-quick: install-test
+	$(BIN)/pytest -q -m "not slow"
 
 # The engine, property and API tests on the pure build (CI runs them after the whole suite).
 test-pure: install-test
@@ -92,7 +126,7 @@ spec: install
 # Re-resolve the runtime dependencies of pyproject.toml to exact versions with their hashes
 # (run after changing them; commit the result).
 lock: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[lock]'
+	$(PIP) install --quiet -e '.[lock]'
 	$(BIN)/uv pip compile pyproject.toml --quiet --universal --python-version 3.11 \
 		--generate-hashes --output-file $(LOCK)
 

@@ -1,148 +1,183 @@
 """Service configuration: one frozen object read from the environment.
 
-Every field has an ``ARBITER_<NAME>`` variable, except the Redis addresses, which use the
-conventional ``REDIS_URL`` and ``REDIS_CLUSTER_URL``. Nothing else in the package reads the
-environment, so tests build a :class:`Settings` with the values they need and pass it to
-:func:`arbiter.api.create_app`.
+Every field of :class:`Settings` names its environment variable once, in its declaration
+(:func:`_var`): ``ARBITER_<NAME>``, except the Redis addresses and the metrics directory, which
+use the conventional ``REDIS_URL``, ``REDIS_CLUSTER_URL`` and ``PROMETHEUS_MULTIPROC_DIR``.
+:meth:`Settings.from_env` reads exactly those variables and :data:`VARIABLES` lists them (the
+README's configuration table is checked against it). Nothing else in the package reads the
+service's environment: the HTTP app, the gunicorn configuration (``deploy/gunicorn.conf.py``)
+and tests all build a :class:`Settings`.
+
+This module imports nothing heavy (the gunicorn master reads it before its workers patch the
+standard library with gevent): what only a check needs is imported inside the check.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Any, Final
 
-from limits import parse_many
-
-from arbiter.engine.log import Limits
-from arbiter.tokens import MIN_SECRET_BYTES
-
-T = TypeVar("T", int, float)
+from arbiter.engine.log import DEFAULT_LIMITS, Limits
 
 CACHE_BACKENDS: Final = ("auto", "memory", "redis", "cluster", "off")
+METRICS_MODES: Final = ("open", "protected", "off")
 #: The environment variable through which the gunicorn master hands its drawn key to workers.
 SERVER_STATE_KEY_VAR: Final = "ARBITER_SERVER_STATE_KEY"
 #: Longest player names a server may allow: state tokens carry them (tokens.MAX_TOKEN_LENGTH).
 MAX_NAME_LENGTH_LIMIT: Final = 128
-#: The most errors one problem may list (ARBITER_MAX_ERRORS may lower it, not raise it).
+#: The most errors one problem may list (ARBITER_MAX_ERRORS may lower it, not raise it): the
+#: engine collects at most this many (arbiter.engine.errors.MAX_COLLECTED).
 MAX_ERRORS_CEILING: Final = 100
+#: Variables the service sets for itself and nobody should set by hand.
+INTERNAL_VARIABLES: Final = (SERVER_STATE_KEY_VAR, "ARBITER_OWN_METRICS_DIR")
+
+_FALSE: Final = ("0", "false", "no", "off")
 
 
 class SettingsError(ValueError):
     """A configuration the service cannot start with; the message says what to set."""
 
 
-def _optional_int(env: Mapping[str, str], name: str) -> int | None:
-    raw = env.get(name)
-    return None if raw is None or raw == "" else _number(env, name, 0, int)
+# --- how a variable's text becomes a value ------------------------------------------------
 
 
-def _listed(env: Mapping[str, str], name: str) -> tuple[str, ...]:
-    """The comma-separated values of ``name``, stripped, empty ones left out."""
-    return tuple(k.strip() for k in env.get(name, "").split(",") if k.strip())
+def _integer(text: str) -> int:
+    return int(text)
 
 
-def _number(env: Mapping[str, str], name: str, default: T, kind: Callable[[str], T]) -> T:
-    raw = env.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return kind(raw)
-    except ValueError:
-        what = "an integer" if kind is int else "a number"
-        raise SettingsError(f"{name} must be {what}, not {raw!r}") from None
+def _number(text: str) -> float:
+    return float(text)
+
+
+def _text(text: str) -> str:
+    return text.strip()
+
+
+def _lower(text: str) -> str:
+    return text.strip().lower()
+
+
+def _upper(text: str) -> str:
+    return text.strip().upper()
+
+
+def _flag(text: str) -> bool:
+    return text.strip().lower() not in _FALSE
+
+
+def _listed(text: str) -> tuple[str, ...]:
+    """Comma-separated values, stripped, empty ones left out."""
+    return tuple(k.strip() for k in text.split(",") if k.strip())
+
+
+_WHAT: Final[dict[Callable[[str], Any], str]] = {_integer: "an integer", _number: "a number"}
+
+
+def _var(env: str, default: Any, parse: Callable[[str], Any]) -> Any:
+    """A settings field read from ``env`` with ``parse`` (an unset or empty variable keeps
+    ``default``)."""
+    return dataclasses.field(default=default, metadata={"env": env, "parse": parse})
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Limits, cache and service options."""
+    """Limits, cache, service and HTTP-server options (each with its variable)."""
 
+    # --- requests ---
     #: largest request body accepted (413 beyond)
-    max_body_bytes: int = 1024 * 1024
+    max_body_bytes: int = _var("ARBITER_MAX_BODY_BYTES", 1024 * 1024, _integer)
     #: most deals in one log (422 beyond)
-    max_deals: int = 100
+    max_deals: int = _var("ARBITER_MAX_DEALS", DEFAULT_LIMITS.max_deals, _integer)
     #: longest player name (422 beyond)
-    max_name_length: int = 64
+    max_name_length: int = _var("ARBITER_MAX_NAME_LENGTH", DEFAULT_LIMITS.max_name_length, _integer)
     #: errors listed in one problem (the rest are counted); 1..MAX_ERRORS_CEILING
-    max_errors: int = 50
+    max_errors: int = _var("ARBITER_MAX_ERRORS", 50, _integer)
     #: seconds a request body may take to arrive, from the end of its head (408 beyond); the
     #: time the server spends between reads (scoring a streamed batch) does not count
-    body_timeout: float = 10.0
+    body_timeout: float = _var("ARBITER_BODY_TIMEOUT", 10.0, _number)
     #: most games (non-blank lines) in one POST /v1/scores/batch; the answer ends with an
     #: error line past them
-    batch_max_lines: int = 10_000
+    batch_max_lines: int = _var("ARBITER_BATCH_MAX_LINES", 10_000, _integer)
     #: largest body of one POST /v1/scores/batch, decoded (gzip) or not
-    batch_max_bytes: int = 64 * 1024 * 1024
-    #: log level of the service's own logger
-    log_level: str = "INFO"
+    batch_max_bytes: int = _var("ARBITER_BATCH_MAX_BYTES", 64 * 1024 * 1024, _integer)
+    # --- logs and metrics ---
+    #: log level of the service's own logger (and of gunicorn's)
+    log_level: str = _var("ARBITER_LOG_LEVEL", "INFO", _upper)
+    #: one JSON object per log line, gunicorn's own lines too (else plain text)
+    log_json: bool = _var("ARBITER_LOG_JSON", True, _flag)
+    #: where gunicorn also writes its own access log ("-": standard output); the app's access
+    #: lines are always written to the service log
+    access_log: str | None = _var("ARBITER_ACCESS_LOG", None, _text)
+    #: GET /metrics: open, protected (needs an API key) or off
+    metrics: str = _var("ARBITER_METRICS", "open", _lower)
+    #: directory of prometheus-client's multiprocess mode
+    metrics_dir: str | None = _var("PROMETHEUS_MULTIPROC_DIR", None, _text)
+    # --- access ---
+    #: API keys (comma-separated); when any, /v1/ calls need one
+    api_keys: tuple[str, ...] = _var("ARBITER_API_KEYS", (), _listed)
+    #: rate limit per API key (or client address), e.g. "600/minute"; empty: none
+    rate_limit: str = _var("ARBITER_RATE_LIMIT", "", _text)
+    # --- state tokens and the cache ---
+    #: the secret that seals state tokens and tags cached values (at least 32 bytes)
+    state_key: str | None = _var("ARBITER_STATE_KEY", None, _text)
+    #: several secrets for key rotation (comma-separated): the first seals, every one opens;
+    #: instead of state_key
+    state_keys: tuple[str, ...] = _var("ARBITER_STATE_KEYS", (), _listed)
+    #: a secret the gunicorn master draws when none is configured, shared by its workers
+    #: (not meant to be set by hand)
+    server_state_key: str | None = _var(SERVER_STATE_KEY_VAR, None, _text)
     #: state cache: auto (cluster if REDIS_CLUSTER_URL, redis if REDIS_URL, else memory),
     #: memory, redis, cluster or off
-    cache: str = "auto"
-    redis_url: str | None = None
-    redis_cluster_url: str | None = None
+    cache: str = _var("ARBITER_CACHE", "auto", _lower)
+    redis_url: str | None = _var("REDIS_URL", None, _text)
+    redis_cluster_url: str | None = _var("REDIS_CLUSTER_URL", None, _text)
     #: seconds a cached replay state lives
-    cache_ttl: int = 3600
+    cache_ttl: int = _var("ARBITER_CACHE_TTL", 3600, _integer)
     #: entries of the in-process cache
-    cache_max_entries: int = 20_000
+    cache_max_entries: int = _var("ARBITER_CACHE_MAX_ENTRIES", 20_000, _integer)
     #: socket and connect timeout of the Redis clients, in seconds
-    cache_timeout: float = 0.1
+    cache_timeout: float = _var("ARBITER_CACHE_TIMEOUT", 0.1, _number)
     #: consecutive Redis failures that open the circuit breaker, and for how long (seconds)
-    breaker_failures: int = 3
-    breaker_cooldown: float = 5.0
+    breaker_failures: int = _var("ARBITER_BREAKER_FAILURES", 3, _integer)
+    breaker_cooldown: float = _var("ARBITER_BREAKER_COOLDOWN", 5.0, _number)
     #: logs with fewer events are replayed without a cache lookup; None: the backend's
     #: measured default (see arbiter.cache.DEFAULT_MIN_EVENTS)
-    cache_min_events: int | None = None
-    #: the secret that seals state tokens and tags cached values (at least 32 bytes)
-    state_key: str | None = None
-    #: several secrets for key rotation (ARBITER_STATE_KEYS, comma-separated): the first seals,
-    #: every one opens; instead of state_key
-    state_keys: tuple[str, ...] = ()
-    #: a secret the gunicorn master draws when none is configured, shared by its workers
-    #: (ARBITER_SERVER_STATE_KEY; not meant to be set by hand)
-    server_state_key: str | None = None
-    #: API keys (ARBITER_API_KEYS, comma-separated); when any, /v1/ calls need one
-    api_keys: tuple[str, ...] = ()
-    #: GET /metrics: open, protected (needs an API key) or off
-    metrics: str = "open"
-    #: directory of prometheus-client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR)
-    metrics_dir: str | None = None
-    #: rate limit per API key (or client address), e.g. "600/minute"; empty: none
-    rate_limit: str = ""
-    #: one JSON object per log line (else plain text)
-    log_json: bool = True
+    cache_min_events: int | None = _var("ARBITER_CACHE_MIN_EVENTS", None, _integer)
+    # --- the HTTP server (gunicorn, deploy/gunicorn.conf.py) ---
+    #: address the server listens on
+    bind: str = _var("ARBITER_BIND", "127.0.0.1:8000", _text)
+    #: worker processes; None: one per CPU this process may use
+    workers: int | None = _var("ARBITER_WORKERS", None, _integer)
+    #: gunicorn's worker class: arbiter.worker.Worker (gevent, with deadlines) or gthread
+    worker_class: str = _var("ARBITER_WORKER_CLASS", "arbiter.worker.Worker", _text)
+    #: threads per worker (gthread only); None: 4 for gthread, else 1
+    threads: int | None = _var("ARBITER_THREADS", None, _integer)
+    #: connections one worker holds at once
+    worker_connections: int = _var("ARBITER_WORKER_CONNECTIONS", 1000, _integer)
+    #: seconds a worker may stay silent before the master restarts it
+    timeout: int = _var("ARBITER_TIMEOUT", 30, _integer)
+    #: seconds a worker has to finish its requests after SIGTERM
+    graceful_timeout: int = _var("ARBITER_GRACEFUL_TIMEOUT", 20, _integer)
+    #: seconds a connection has to send each request head (and stays idle between requests)
+    keepalive: int = _var("ARBITER_KEEPALIVE", 5, _integer)
+    #: requests after which a worker is replaced (plus a random jitter up to the second)
+    max_requests: int = _var("ARBITER_MAX_REQUESTS", 200_000, _integer)
+    max_requests_jitter: int = _var("ARBITER_MAX_REQUESTS_JITTER", 20_000, _integer)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """The settings of the environment (``os.environ`` by default), checked."""
         env = os.environ if env is None else env
-        d = cls()
-        settings = cls(
-            max_body_bytes=_number(env, "ARBITER_MAX_BODY_BYTES", d.max_body_bytes, int),
-            max_deals=_number(env, "ARBITER_MAX_DEALS", d.max_deals, int),
-            max_name_length=_number(env, "ARBITER_MAX_NAME_LENGTH", d.max_name_length, int),
-            max_errors=_number(env, "ARBITER_MAX_ERRORS", d.max_errors, int),
-            body_timeout=_number(env, "ARBITER_BODY_TIMEOUT", d.body_timeout, float),
-            batch_max_lines=_number(env, "ARBITER_BATCH_MAX_LINES", d.batch_max_lines, int),
-            batch_max_bytes=_number(env, "ARBITER_BATCH_MAX_BYTES", d.batch_max_bytes, int),
-            log_level=env.get("ARBITER_LOG_LEVEL", d.log_level).upper(),
-            cache=env.get("ARBITER_CACHE", d.cache).lower() or d.cache,
-            redis_url=env.get("REDIS_URL") or None,
-            redis_cluster_url=env.get("REDIS_CLUSTER_URL") or None,
-            cache_ttl=_number(env, "ARBITER_CACHE_TTL", d.cache_ttl, int),
-            cache_max_entries=_number(env, "ARBITER_CACHE_MAX_ENTRIES", d.cache_max_entries, int),
-            cache_timeout=_number(env, "ARBITER_CACHE_TIMEOUT", d.cache_timeout, float),
-            breaker_failures=_number(env, "ARBITER_BREAKER_FAILURES", d.breaker_failures, int),
-            breaker_cooldown=_number(env, "ARBITER_BREAKER_COOLDOWN", d.breaker_cooldown, float),
-            cache_min_events=_optional_int(env, "ARBITER_CACHE_MIN_EVENTS"),
-            state_key=env.get("ARBITER_STATE_KEY") or None,
-            state_keys=_listed(env, "ARBITER_STATE_KEYS"),
-            server_state_key=env.get(SERVER_STATE_KEY_VAR) or None,
-            api_keys=_listed(env, "ARBITER_API_KEYS"),
-            metrics=env.get("ARBITER_METRICS", d.metrics).lower(),
-            metrics_dir=env.get("PROMETHEUS_MULTIPROC_DIR") or None,
-            rate_limit=env.get("ARBITER_RATE_LIMIT", d.rate_limit).strip(),
-            log_json=env.get("ARBITER_LOG_JSON", "true").lower() not in ("0", "false", "no"),
-        )
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            raw = env.get(f.metadata["env"])
+            if raw is None or raw.strip() == "":
+                continue
+            values[f.name] = _parsed(f.metadata["env"], f.metadata["parse"], raw)
+        settings = cls(**values)
         settings.check()
         return settings
 
@@ -171,6 +206,18 @@ class Settings:
             return "redis"
         return "memory"
 
+    def server_workers(self) -> int:
+        """Worker processes: as configured, else one per CPU granted to this process."""
+        if self.workers is not None:
+            return self.workers
+        return len(os.sched_getaffinity(0))
+
+    def server_threads(self) -> int:
+        """Threads per worker; gunicorn turns a sync worker with threads > 1 into gthread."""
+        if self.threads is not None:
+            return self.threads
+        return 4 if self.worker_class == "gthread" else 1
+
     def check(self) -> None:
         """Refuse configurations the service cannot run with, saying what to set."""
         if self.cache not in CACHE_BACKENDS:
@@ -191,17 +238,14 @@ class Settings:
                 f"ARBITER_MAX_NAME_LENGTH must be from 1 to {MAX_NAME_LENGTH_LIMIT} "
                 "(state tokens carry the names)"
             )
-        if self.metrics not in ("open", "protected", "off"):
-            raise SettingsError("ARBITER_METRICS must be open, protected or off")
+        if self.metrics not in METRICS_MODES:
+            raise SettingsError(f"ARBITER_METRICS must be one of {', '.join(METRICS_MODES)}")
         if self.metrics == "protected" and not self.api_keys:
             raise SettingsError("ARBITER_METRICS=protected needs ARBITER_API_KEYS")
-        if self.rate_limit:
-            try:
-                parse_many(self.rate_limit)
-            except ValueError:
-                raise SettingsError(
-                    f"ARBITER_RATE_LIMIT {self.rate_limit!r} is not a limit like '600/minute'"
-                ) from None
+        self._check_rate_limit()
+        self._check_positive()
+
+    def _check_positive(self) -> None:
         if self.max_body_bytes <= 0:
             raise SettingsError("ARBITER_MAX_BODY_BYTES must be > 0")
         if self.batch_max_lines <= 0 or self.batch_max_bytes <= 0:
@@ -212,8 +256,33 @@ class Settings:
             raise SettingsError("ARBITER_BODY_TIMEOUT must be a number of seconds > 0")
         if self.cache_ttl <= 0 or self.cache_max_entries <= 0:
             raise SettingsError("ARBITER_CACHE_TTL and ARBITER_CACHE_MAX_ENTRIES must be > 0")
+        if self.workers is not None and self.workers < 1:
+            raise SettingsError("ARBITER_WORKERS must be 1 or more")
+        if self.threads is not None and self.threads < 1:
+            raise SettingsError("ARBITER_THREADS must be 1 or more")
+        if self.worker_connections < 1 or self.timeout < 1 or self.graceful_timeout < 1:
+            raise SettingsError(
+                "ARBITER_WORKER_CONNECTIONS, ARBITER_TIMEOUT and ARBITER_GRACEFUL_TIMEOUT "
+                "must be 1 or more"
+            )
+        if self.max_requests < 0 or self.max_requests_jitter < 0:
+            raise SettingsError("ARBITER_MAX_REQUESTS and ARBITER_MAX_REQUESTS_JITTER must be >= 0")
+
+    def _check_rate_limit(self) -> None:
+        if not self.rate_limit:
+            return
+        from limits import parse_many
+
+        try:
+            parse_many(self.rate_limit)
+        except ValueError:
+            raise SettingsError(
+                f"ARBITER_RATE_LIMIT {self.rate_limit!r} is not a limit like '600/minute'"
+            ) from None
 
     def _check_secrets(self) -> None:
+        from arbiter.tokens import MIN_SECRET_BYTES
+
         if self.state_key and self.state_keys:
             raise SettingsError("set ARBITER_STATE_KEYS or ARBITER_STATE_KEY, not both")
         named = [
@@ -228,3 +297,14 @@ class Settings:
                     f"{len(secret.encode('utf-8'))}); make one with: python -c "
                     "'import secrets; print(secrets.token_urlsafe(48))'"
                 )
+
+
+def _parsed(name: str, parse: Callable[[str], Any], raw: str) -> Any:
+    try:
+        return parse(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be {_WHAT.get(parse, 'valid')}, not {raw!r}") from None
+
+
+#: Every variable :meth:`Settings.from_env` reads, in the order of the fields.
+VARIABLES: Final[tuple[str, ...]] = tuple(f.metadata["env"] for f in dataclasses.fields(Settings))

@@ -1,8 +1,9 @@
 """What sealed positions and the full-log cache cost and buy, over HTTP and in this process.
 
 Run ``.venv/bin/python benchmarks/bench_positions.py`` (``--seconds 2 --rounds 1`` for a quick
-look, ``--json FILE`` to keep the figures). Loopback only; needs wrk (Debian's package) and the
-Redis on 127.0.0.1:6379 (database ``--db``, flushed before and after).
+look, ``--json FILE`` to keep the figures). Loopback only; needs wrk and redis-server (Debian's
+packages): the benchmark starts a throwaway ``redis-server`` of its own on a free port
+(:mod:`devtools.redis_server`), emptied before each part, and stops it at the end.
 
 Games: Tute cabrón with ``loser_target`` 100, so that a match lasts 40 deals and more; a log of
 *D* deals has its last deal cut after 12 events. A "1-deal game" is *D* = 1, a "40-deal match"
@@ -48,7 +49,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from redis import Redis
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: benchmarks/ is on the path, the root is not
@@ -61,6 +61,7 @@ from arbiter.settings import Settings  # noqa: E402
 from arbiter.simulate import random_log  # noqa: E402
 from arbiter.tokens import Sealer  # noqa: E402
 from benchmarks import harness  # noqa: E402
+from devtools.redis_server import RedisProcess, running  # noqa: E402
 
 STATE_KEY = "bench-positions-state-key-0123456789abcdef"
 CUT = 12  # events of the last deal in every log
@@ -110,11 +111,11 @@ def _median_round(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     return best
 
 
-def http_cases(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+def http_cases(args: argparse.Namespace, redis: RedisProcess, workdir: Path) -> dict[str, Any]:
     common = {"ARBITER_STATE_KEY": STATE_KEY}
     logs = {d: match(d, args.seed + d) for d in DEALS}
-    redis_url = f"redis://127.0.0.1:6379/{args.db}"
-    Redis.from_url(redis_url).flushdb()
+    redis_url = redis.url
+    redis.flush()
     floor_dir = workdir / "floor"
     floor_dir.mkdir()
     with (
@@ -158,7 +159,7 @@ def http_cases(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 progress=lambda r, name: print(f"round {r + 1}: {name}", file=sys.stderr),
             )
             workers = len(memory.workers())
-    Redis.from_url(redis_url).flushdb()
+    redis.flush()
     results = {name: _median_round(rs) for name, rs in measured.measurements.items()}
     for name, (_, _, bodies) in cases.items():
         results[name]["body_bytes"] = len(bodies[0])
@@ -235,12 +236,12 @@ def _stage_times(sealer: Sealer, log: dict[str, Any], calls: int, rounds: int) -
     }
 
 
-def crossover(seed: int, db: int, rounds: int) -> dict[str, Any]:
+def crossover(seed: int, redis: RedisProcess, rounds: int) -> dict[str, Any]:
     """µs of a warm full-log validation per backend against the cache off, by events: the
     backends (and their misses) take turns in every round; each ratio to off is the median of
     the per-round ratios."""
-    redis_url = f"redis://127.0.0.1:6379/{db}"
-    Redis.from_url(redis_url).flushdb()
+    redis_url = redis.url
+    redis.flush()
     common = {"state_key": STATE_KEY, "cache_min_events": 0}
     referees = {
         "off": Referee.from_settings(Settings(cache="off", **common)),
@@ -261,7 +262,7 @@ def crossover(seed: int, db: int, rounds: int) -> dict[str, Any]:
             row[name] = measured.spread(name).median / calls * 1e6
         row["ratios"] = {name: measured.ratio(name, "off") for name in sides if name != "off"}
         rows.append(row)
-    Redis.from_url(redis_url).flushdb()
+    redis.flush()
     return {"rows": rows, "pays_from": {b: pays_from(rows, b) for b in ("memory", "redis")}}
 
 
@@ -333,19 +334,8 @@ def token_sizes() -> dict[str, dict[str, int]]:
 # --- main ---------------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=4.0, help="timed seconds per case")
-    parser.add_argument("--warmup", type=float, default=1.0, help="untimed seconds per case")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of every HTTP case")
-    parser.add_argument("--connections", type=int, default=4)
-    parser.add_argument("--db", type=int, default=14, help="Redis database (flushed)")
-    parser.add_argument("--seed", type=int, default=100)
-    parser.add_argument("--calls", type=int, default=2000, help="calls per in-process loop")
-    parser.add_argument("--no-http", action="store_true", help="in-process figures only")
-    parser.add_argument("--json", type=Path, default=None)
-    args = parser.parse_args(argv)
-
+def measure(args: argparse.Namespace, redis: RedisProcess, workdir: Path) -> dict[str, Any]:
+    """Every figure, printed as it comes; Redis is the benchmark's own server."""
     report: dict[str, Any] = {
         "machine": {
             "python": sys.version.split()[0],
@@ -367,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     for game, row in report["stages"].items():
         print(f"  {game}: " + ", ".join(f"{k} {v:.1f}" for k, v in row.items()))
 
-    report["crossover"] = crossover(args.seed, args.db, 5)
+    report["crossover"] = crossover(args.seed, redis, 5)
     print("\nin-process µs per full-log validation, warm (the log's state cached):")
     columns = ("off", "memory", "redis", "memory miss", "redis miss")
     print(
@@ -387,8 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     if not args.no_http:
-        with tempfile.TemporaryDirectory() as tmp:
-            report["http"] = http_cases(args, Path(tmp))
+        report["http"] = http_cases(args, redis, workdir)
         results = report["http"]["results"]
         ratios = report["http"]["ratios"]
         print(f"\nHTTP (wrk, {args.connections} connections, {report['http']['workers']} workers, "
@@ -403,6 +392,22 @@ def main(argv: list[str] | None = None) -> int:
         for name, ratio in ratios.items():
             print(f"    {name:<28} {ratio}")
         report["http"]["ratios"] = {name: r.to_dict() for name, r in ratios.items()}
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=4.0, help="timed seconds per case")
+    parser.add_argument("--warmup", type=float, default=1.0, help="untimed seconds per case")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of every HTTP case")
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=100)
+    parser.add_argument("--calls", type=int, default=2000, help="calls per in-process loop")
+    parser.add_argument("--no-http", action="store_true", help="in-process figures only")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp, running(Path(tmp)) as redis:
+        report = measure(args, redis, Path(tmp))
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -1,58 +1,74 @@
 """Gunicorn settings for tute-arbiter (``gunicorn -c deploy/gunicorn.conf.py arbiter.wsgi:app``).
 
-Every value can be overridden from the environment (``ARBITER_WORKERS``, ``ARBITER_BIND``...).
+Every value comes from :class:`arbiter.settings.Settings`, the one object read from the
+environment (``ARBITER_WORKERS``, ``ARBITER_BIND``...: the README's configuration table); a
+configuration the service cannot run with stops the start here, in one line.
 """
 
 import os
 import secrets
 import shutil
+import sys
 import tempfile
 
-bind = os.environ.get("ARBITER_BIND", "127.0.0.1:8000")
-# The engine is CPU-bound pure Python: one worker per core granted to the process.
-workers = int(os.environ.get("ARBITER_WORKERS", len(os.sched_getaffinity(0))))
+from arbiter.settings import Settings, SettingsError
+
+try:
+    _settings = Settings.from_env()
+except SettingsError as err:
+    sys.exit(f"arbiter: {err}")
+
+bind = _settings.bind
+# The engine is CPU-bound: one worker per core granted to the process.
+workers = _settings.server_workers()
 # arbiter.worker.Worker: gunicorn's gevent worker, one greenlet per connection, so that clients
 # that send slowly (a head a byte a second, a body that never comes) hold greenlets, not the
 # few threads of gthread; with deadlines on heads and bodies and problem+json answers for what
 # gunicorn refuses before the app (arbiter/worker.py). Measured against gthread 2x4 on
 # benchmarks/bench_http.py and benchmarks/load/ (deploy/README.md, "Slow clients").
-worker_class = os.environ.get("ARBITER_WORKER_CLASS", "arbiter.worker.Worker")
-# gunicorn turns a sync worker with threads > 1 into gthread: threads only for gthread.
-threads = int(os.environ.get("ARBITER_THREADS", "4" if worker_class == "gthread" else "1"))
+worker_class = _settings.worker_class
+threads = _settings.server_threads()
 # Connections one worker holds at once (greenlets); more wait in the listen backlog.
-worker_connections = int(os.environ.get("ARBITER_WORKER_CONNECTIONS", "1000"))
-timeout = int(os.environ.get("ARBITER_TIMEOUT", "30"))
-graceful_timeout = int(os.environ.get("ARBITER_GRACEFUL_TIMEOUT", "20"))
+worker_connections = _settings.worker_connections
+timeout = _settings.timeout
+graceful_timeout = _settings.graceful_timeout
 # Also the deadline of every request head, the first of a connection included (arbiter.worker).
-keepalive = int(os.environ.get("ARBITER_KEEPALIVE", "5"))
+keepalive = _settings.keepalive
 # What the HTTP server reads before the app (gunicorn's defaults, written down): a longer
 # request line is a 414, more or larger header fields a 431, as problem+json.
 limit_request_line = 4094
 limit_request_fields = 100
 limit_request_field_size = 8190
 # Recycling a worker drops its in-process cache: keep it rare (a safety net against leaks).
-max_requests = int(os.environ.get("ARBITER_MAX_REQUESTS", "200000"))
-max_requests_jitter = int(os.environ.get("ARBITER_MAX_REQUESTS_JITTER", "20000"))
+max_requests = _settings.max_requests
+max_requests_jitter = _settings.max_requests_jitter
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
-accesslog = os.environ.get("ARBITER_ACCESS_LOG") or None
+accesslog = _settings.access_log
 errorlog = "-"
-loglevel = os.environ.get("ARBITER_LOG_LEVEL", "info").lower()
+loglevel = _settings.log_level.lower()
+# gunicorn's control socket (for gunicornc) defaults to one path per user, which every server
+# of the machine would share and remove: the service does not use it.
+control_socket_disable = True
+# gunicorn's own lines (and its access log, when ARBITER_ACCESS_LOG asks for one) in the
+# service's format: JSON objects with ARBITER_LOG_JSON, the default.
+logger_class = "arbiter.jsonlog.GunicornLogger"
 
 # One state key per server, drawn here in the master when none is configured, so that every
 # worker seals and opens the same state tokens (a restart draws a new one: old tokens then 409).
-if not (os.environ.get("ARBITER_STATE_KEY") or os.environ.get("ARBITER_STATE_KEYS")):
+if not _settings.secrets:
     os.environ.setdefault("ARBITER_SERVER_STATE_KEY", secrets.token_urlsafe(48))
 
 # Prometheus multiprocess mode: every worker writes its metrics to files in this directory,
 # and GET /metrics adds them up. The container files name one (PROMETHEUS_MULTIPROC_DIR); without
-# it (make run, arbiter serve) the master makes its own, private one when it starts and removes
-# it when it exits: else each worker would answer /metrics with its own counts only. Workers
-# inherit the variable (they are forked after on_starting); prometheus-client reads it when a
-# worker imports it.
+# it (make run, arbiter serve) the master makes its own, private one once it is listening and
+# removes it when it exits: else each worker would answer /metrics with its own counts only.
+# Workers inherit the variable (they are forked after when_ready, which runs once the sockets
+# are bound: a start that fails to bind leaves no directory behind); prometheus-client reads it
+# when a worker imports it.
 _OWN_METRICS_DIR = "ARBITER_OWN_METRICS_DIR"
 
 
-def on_starting(server):
+def when_ready(server):
     metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if not metrics_dir:
         metrics_dir = tempfile.mkdtemp(prefix="arbiter-metrics-")

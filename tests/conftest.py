@@ -6,6 +6,12 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+# The Redis fixtures, for every module: one throwaway redis-server per session (never a Redis
+# the suite did not start, unless ARBITER_TEST_REDIS_URL names one).
+from tests.redis_support import private_redis, redis_db, session_redis
+
+__all__ = ["private_redis", "redis_db", "session_redis"]
+
 # CI runs more examples than a developer's quick loop; both are deterministic per profile.
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]

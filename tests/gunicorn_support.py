@@ -9,6 +9,7 @@ tests/test_readme.py.
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import tempfile
 from collections.abc import Iterator
@@ -29,9 +30,11 @@ from devtools.gunicorn_support import (
 )
 
 __all__ = [
+    "ACCESS_FORMAT",
     "HOST",
     "Answer",
     "Gunicorn",
+    "access_fields",
     "environment",
     "free_port",
     "parse_head",
@@ -45,6 +48,21 @@ __all__ = [
 ]
 
 G = TypeVar("G", bound=Gunicorn)
+
+
+#: gunicorn's access lines as ``pid request-id status``, for tests that ask which worker answered
+#: (``--access-logformat``, with ``ARBITER_ACCESS_LOG`` naming the file).
+ACCESS_FORMAT = "%(p)s %({x-request-id}i)s %(s)s"
+
+
+def access_fields(path: Path) -> list[list[str]]:
+    """The fields of each gunicorn access line in ``path``, in the :data:`ACCESS_FORMAT`.
+    gunicorn writes them as the service's log lines: JSON objects, the line in ``message``."""
+    out = []
+    for line in path.read_text().splitlines():
+        message = json.loads(line)["message"] if line.startswith("{") else line
+        out.append([field.strip("<>") for field in message.split()])  # gunicorn writes <pid>
+    return out
 
 
 def stop(server: Gunicorn, timeout: float = STOP_TIMEOUT) -> int:

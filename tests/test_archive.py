@@ -28,10 +28,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import arbiter
+from arbiter.archive import Format
 from arbiter.archive.formats import COLUMNS, MAX_SEATS, open_writer
 from arbiter.archive.inputs import Input, Kind, expand, plan, read_piece
 from arbiter.archive.lines import split_lines
-from arbiter.archive.options import Format
 from arbiter.archive.records import MAX_ID_LENGTH, Oversized, ScoringConfig
 from arbiter.archive.runner import Job, Sink, run_here, run_task, run_with
 from arbiter.archive.summary import Summary
@@ -258,7 +258,7 @@ def _run(inputs: list[Input], fmt: Format, way: str, block: int) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("block", [97, 4096, 1 << 20])
+@pytest.mark.parametrize("block", [pytest.param(97, marks=pytest.mark.slow), 4096, 1 << 20])
 def test_pieces_and_workers_give_the_bytes_of_one_pass(tmp_path: Path, block: int) -> None:
     folder = write_archive(tmp_path / "archive", games=90)
     inputs = expand([str(folder)])
@@ -277,6 +277,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_archive(tmp_path_factory.mktemp("archive") / "games", games=400)
 
 
+@pytest.mark.slow
 def test_cli_writes_the_library_lines(archive: Path, tmp_path: Path) -> None:
     out = tmp_path / "scores.ndjson"
     done = run_cli("score", archive, "--jobs", "1", "--out", out)
@@ -285,6 +286,7 @@ def test_cli_writes_the_library_lines(archive: Path, tmp_path: Path) -> None:
     assert lines_of(out.read_bytes()) == list(arbiter.score_file(archive))
 
 
+@pytest.mark.slow
 def test_jobs_2_writes_exactly_what_jobs_1_writes(archive: Path, tmp_path: Path) -> None:
     outputs = {}
     for jobs in ("1", "2"):
@@ -295,6 +297,7 @@ def test_jobs_2_writes_exactly_what_jobs_1_writes(archive: Path, tmp_path: Path)
     assert outputs["1"].count(b"\n") > 500
 
 
+@pytest.mark.slow
 def test_standard_input(archive: Path) -> None:
     data = (archive / "a.ndjson").read_bytes()
     done = run_cli("score", "-", "--jobs", "2", stdin=data)
@@ -302,6 +305,7 @@ def test_standard_input(archive: Path) -> None:
     assert lines_of(done.out) == here
 
 
+@pytest.mark.slow
 def test_exit_0_when_every_line_is_clean(tmp_path: Path) -> None:
     path = tmp_path / "clean.ndjson"
     path.write_bytes(ndjson(game_lines(20, seed=9, renuncio_rate=0.0)))
@@ -310,6 +314,7 @@ def test_exit_0_when_every_line_is_clean(tmp_path: Path) -> None:
     assert done.out.count(b"\n") == 20 and done.err == ""
 
 
+@pytest.mark.slow
 def test_exit_1_for_a_bad_line_alone(tmp_path: Path) -> None:
     path = tmp_path / "bad.ndjson"
     path.write_bytes(ndjson([*game_lines(3, seed=9, renuncio_rate=0.0), b"[]"]))
@@ -317,6 +322,7 @@ def test_exit_1_for_a_bad_line_alone(tmp_path: Path) -> None:
     assert done.status == 1 and done.out.count(b"\n") == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -347,6 +353,7 @@ def test_exit_2_for_bad_arguments(tmp_path: Path, args: list[str], message: str)
     assert done.stdout == ""
 
 
+@pytest.mark.slow
 def test_exit_2_for_unreadable_inputs_and_the_others_are_scored(tmp_path: Path) -> None:
     good = tmp_path / "good.ndjson"
     good.write_bytes(ndjson(game_lines(5, seed=2, renuncio_rate=0.0)))
@@ -365,6 +372,7 @@ def test_exit_2_for_unreadable_inputs_and_the_others_are_scored(tmp_path: Path) 
         assert any(s.startswith(f"{cut}:") for s in sources)
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_early_ends_the_output_quietly(archive: Path) -> None:
     command = [sys.executable, "-m", "arbiter.cli", "score", str(archive), "--jobs", "2"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
@@ -431,6 +439,7 @@ def _summary_of(lines: list[dict[str, Any]], rulesets: dict[str, str]) -> dict[s
     }
 
 
+@pytest.mark.slow
 def test_summary_json_has_the_figures_of_the_lines(archive: Path, tmp_path: Path) -> None:
     figures_file = tmp_path / "summary.json"
     path = archive / "a.ndjson"
@@ -490,6 +499,7 @@ def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
     return status, seen.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_a_progress_bar_on_a_terminal(archive: Path) -> None:
     status, shown = _stderr_on_a_terminal(["score", str(archive), "--jobs", "1"])
     assert status == 1
@@ -498,6 +508,7 @@ def test_a_progress_bar_on_a_terminal(archive: Path) -> None:
     assert "games/s" not in shown
 
 
+@pytest.mark.slow
 def test_no_progress_bar_when_standard_error_is_not_a_terminal(archive: Path) -> None:
     done = run_cli("score", archive / "a.ndjson")
     assert "games/s" not in done.err and done.err == ""
@@ -536,6 +547,7 @@ def _rows_of(line: dict[str, Any], rulesets: dict[str, str]) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_csv_has_one_row_per_deal(archive: Path, tmp_path: Path) -> None:
     path = archive / "a.ndjson"
     csv_file = tmp_path / "scores.csv"
@@ -548,6 +560,7 @@ def test_csv_has_one_row_per_deal(archive: Path, tmp_path: Path) -> None:
     assert table[1:] == want
 
 
+@pytest.mark.slow
 def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
     import pyarrow.parquet as pq  # the archive extra, installed with the test extras
     csv_file, parquet_file = tmp_path / "s.csv", tmp_path / "s.parquet"
@@ -566,6 +579,7 @@ def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
     assert [{k: cell(v) for k, v in row.items()} for row in parquet] == table
 
 
+@pytest.mark.slow
 def test_out_dir_writes_one_part_per_input(archive: Path, tmp_path: Path) -> None:
     parts = tmp_path / "parts"
     done = run_cli("score", archive, "--out", f"{parts}/", "--jobs", "2")

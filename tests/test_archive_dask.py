@@ -21,15 +21,18 @@ import pytest
 import yaml
 
 import arbiter
+from arbiter.archive import Format
 from arbiter.archive.cluster import connect, run_dask
 from arbiter.archive.formats import open_writer
 from arbiter.archive.inputs import expand
-from arbiter.archive.options import Format
 from arbiter.archive.records import ScoringConfig
 from arbiter.archive.runner import Job, PieceResult, Sink, run_here
 from tests.api_support import NDJSON, make_client
 from tests.archive_support import lines_of, ndjson, run_cli, write_archive
 from tests.gunicorn_support import free_port
+
+# Dask LocalClusters of worker processes: not in the quick loop.
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -224,6 +224,7 @@ def _dechunk(data: bytes) -> bytes:
     return out
 
 
+@pytest.mark.slow
 def test_the_first_lines_arrive_before_the_body_is_all_sent(server: Gunicorn) -> None:
     lines = game_lines(400, seed=26)
     first, rest = ndjson(lines[:150]), ndjson(lines[150:])
@@ -243,6 +244,7 @@ def test_the_first_lines_arrive_before_the_body_is_all_sent(server: Gunicorn) ->
     assert lines_of(body) == list(arbiter.score_lines(lines))
 
 
+@pytest.mark.slow
 def test_a_body_that_stops_arriving_ends_the_stream_with_a_reason(server: Gunicorn) -> None:
     lines = game_lines(200, seed=27)
     exchange = Exchange(server.port, [ndjson(lines[:100]), ndjson(lines[100:])], pause=3.0)
@@ -256,6 +258,7 @@ def test_a_body_that_stops_arriving_ends_the_stream_with_a_reason(server: Gunico
     assert got[-1]["error"]["status"] == 408, got[-1]
 
 
+@pytest.mark.slow
 def test_scoring_time_is_not_charged_to_the_body_deadline(server: Gunicorn) -> None:
     """A batch sent at once whose scoring takes longer than the 1 s a body may wait."""
     lines = [line for line in game_lines(300, seed=28) for _ in range(30)]  # 9,000 games
@@ -270,6 +273,7 @@ def test_scoring_time_is_not_charged_to_the_body_deadline(server: Gunicorn) -> N
     assert len(got) == len(lines) and all("error" not in line for line in got), (elapsed, got[-1])
 
 
+@pytest.mark.slow
 def test_a_client_that_sends_all_before_it_reads_gets_the_whole_answer(server: Gunicorn) -> None:
     """http.client sends the whole body, then reads: the answer waits for it."""
     lines = [line for line in game_lines(300, seed=30) for _ in range(30)]  # 9,000 games
@@ -282,6 +286,7 @@ def test_a_client_that_sends_all_before_it_reads_gets_the_whole_answer(server: G
     assert got[:300] == list(arbiter.score_lines(lines[:300]))
 
 
+@pytest.mark.slow
 def test_over_the_lines_limit_the_client_still_reads_the_whole_answer(server: Gunicorn) -> None:
     lines = game_lines(50, seed=29)
     body = ndjson(lines * 220)  # 11,000 games: 1,000 past the default limit

@@ -51,6 +51,9 @@ from tests import gunicorn_support
 from tests.api_support import EXAMPLES_DIR, ROOT
 from tests.gunicorn_support import Gunicorn
 
+# A headless Chromium drives the page served by a live gunicorn: not in the quick loop.
+pytestmark = pytest.mark.slow
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = ROOT / "test-artifacts"

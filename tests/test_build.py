@@ -81,6 +81,7 @@ def test_compiled_is_required_where_asked() -> None:
         assert COMPILED, "ARBITER_REQUIRE_COMPILED=1 but the pure build runs (make compile)"
 
 
+@pytest.mark.slow
 @needs_compiled
 def test_both_builds_answer_byte_for_byte_alike() -> None:
     script = "from tests.test_build import answers; print('\\n'.join(answers()))"

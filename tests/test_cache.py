@@ -15,8 +15,7 @@
 - Settings: a shared backend needs ``ARBITER_STATE_KEY``; ``REDIS_URL`` / ``REDIS_CLUSTER_URL``
   / ``ARBITER_CACHE=off`` pick the backend; the policy's ``min_events``; ``/readyz``.
 
-The Redis backend uses database :data:`tests.redis_support.TEST_DB` of the server on
-127.0.0.1:6379 (flushed before and after each test).
+The Redis backend uses the session's throwaway Redis (``redis_db`` of tests/redis_support.py).
 """
 
 from __future__ import annotations
@@ -32,7 +31,6 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 import arbiter
@@ -45,13 +43,9 @@ from arbiter.service import CACHE_PURPOSE
 from arbiter.settings import Settings, SettingsError
 from arbiter.simulate import random_log
 from arbiter.tokens import derive
-from tests import redis_support
 from tests.api_support import EXAMPLES_DIR, make_client, metric_value
 from tests.positions_support import TABLES, prefix, without_state_id
-from tests.redis_support import SHARED_URL, free_port
-
-# the fixture of tests/redis_support.py
-redis_db = redis_support.redis_db
+from tests.redis_support import RedisDatabase, free_port
 
 KEY = "cache-tests-key-0123456789abcdef"
 OTHER_KEY = "another-key-fedcba9876543210abcd"
@@ -162,8 +156,8 @@ def backend(request: pytest.FixtureRequest) -> dict[str, Any]:
     """The Settings fields of one cache backend (Redis: the tests' own database), with the
     policy at 0 so that every log goes through the cache."""
     if request.param == "redis":
-        request.getfixturevalue("redis_db")
-        return {"redis_url": SHARED_URL, "state_key": KEY, "cache_min_events": 0}
+        database: RedisDatabase = request.getfixturevalue("redis_db")
+        return {"redis_url": database.url, "state_key": KEY, "cache_min_events": 0}
     return {"cache": "memory", "cache_min_events": 0}
 
 
@@ -543,6 +537,7 @@ def test_examples_answer_the_same_from_the_cache(service: FlaskClient) -> None:
     assert cache_events(service)["rejected"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ruleset", "players"), TABLES, ids=[f"{r}-{n}" for r, n in TABLES])
 def test_random_games_prefix_by_prefix_hit_the_cache(
     service: FlaskClient, ruleset: str, players: int
@@ -608,10 +603,12 @@ def test_a_replay_resumes_from_the_longest_cached_prefix(
     assert recorder.events == {"miss": 1, "hit": 3}
 
 
-def test_replicas_with_one_secret_share_states_and_others_are_rejected(redis_db: Redis) -> None:
-    one = make_client(redis_url=SHARED_URL, state_key=KEY, cache_min_events=0)
-    two = make_client(redis_url=SHARED_URL, state_key=KEY, cache_min_events=0)
-    other = make_client(redis_url=SHARED_URL, state_key=OTHER_KEY, cache_min_events=0)
+def test_replicas_with_one_secret_share_states_and_others_are_rejected(
+    redis_db: RedisDatabase,
+) -> None:
+    one = make_client(redis_url=redis_db.url, state_key=KEY, cache_min_events=0)
+    two = make_client(redis_url=redis_db.url, state_key=KEY, cache_min_events=0)
+    other = make_client(redis_url=redis_db.url, state_key=OTHER_KEY, cache_min_events=0)
     log = game("tute-4p", 4, 6, deals=1, finish_last=False, stop_after=7)
     token = replay_ok(one, log)["state_id"]
     replay_ok(two, log)
@@ -620,7 +617,7 @@ def test_replicas_with_one_secret_share_states_and_others_are_rejected(redis_db:
     assert cache_events(other) == {"hit": 0, "miss": 1, "error": 0, "rejected": 0}
     ours = whole_key(log, derive(KEY, CACHE_PURPOSE))
     theirs = whole_key(log, derive(OTHER_KEY, CACHE_PURPOSE))
-    assert sorted(k.decode() for k in redis_db.keys("*")) == sorted([ours, theirs])
+    assert sorted(k.decode() for k in redis_db.own_keys()) == sorted([ours, theirs])
     # a genuine value of one secret, copied under the other's key, fails its tag
     redis_db.set(theirs, redis_db.get(ours) or b"")
     replay_ok(other, log)
@@ -631,12 +628,12 @@ def test_replicas_with_one_secret_share_states_and_others_are_rejected(redis_db:
     assert validate(other, {"state_id": token, "move": move}).status_code == 409
 
 
-def test_redis_entries_carry_the_ttl_and_one_hash_tag(redis_db: Redis) -> None:
-    client = make_client(redis_url=SHARED_URL, state_key=KEY, cache_ttl=120, cache_min_events=0)
+def test_redis_entries_carry_the_ttl_and_one_hash_tag(redis_db: RedisDatabase) -> None:
+    client = make_client(redis_url=redis_db.url, state_key=KEY, cache_ttl=120, cache_min_events=0)
     log = game("tute-2p", 2, 12, deals=2, finish_last=False, stop_after=4)
     replay_ok(client, log)
     replay_ok(client, prefix(log, 1, 3))
-    keys = sorted(k.decode() for k in redis_db.keys("*"))
+    keys = sorted(k.decode() for k in redis_db.own_keys())
     assert len(keys) == 2
     for key in keys:
         assert 110 <= redis_db.ttl(key) <= 120
@@ -658,7 +655,8 @@ def test_below_min_events_the_cache_is_skipped() -> None:
 
 # === settings and readiness =====================================================================
 
-REDIS = SHARED_URL
+#: Settings only: nothing connects to these.
+REDIS = "redis://redis.test:6380/0"
 CLUSTER = "redis://127.0.0.1:7000/0"
 
 
@@ -765,8 +763,8 @@ def test_readyz_reports_the_memory_backend() -> None:
     assert body == {"status": "ready", "cache": {"backend": "memory", "reachable": True}}
 
 
-def test_readyz_reports_the_redis_backend(redis_db: Redis) -> None:
-    response = make_client(redis_url=SHARED_URL, state_key=KEY).get("/readyz")
+def test_readyz_reports_the_redis_backend(redis_db: RedisDatabase) -> None:
+    response = make_client(redis_url=redis_db.url, state_key=KEY).get("/readyz")
     assert response.status_code == 200
     assert response.get_json() == {
         "status": "ready",

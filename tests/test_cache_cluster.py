@@ -39,6 +39,9 @@ from tests.positions_support import (
     without_state_id,
 )
 
+# A Redis Cluster of real nodes started per module, and nodes crashed: not in the quick loop.
+pytestmark = pytest.mark.slow
+
 __all__ = ["redis_cluster"]  # the fixture, imported for pytest
 
 CACHE_EVENTS = "arbiter_cache_events_total"

@@ -9,7 +9,8 @@ never touches a token:
   under a genuine tag) are ignored and counted as ``rejected``; the full log is answered exactly
   as the library answers it, the genuine value is written back, and the token of the same
   position is still accepted;
-- FLUSHDB mid-game: full-log answers are exact, tokens are accepted, caching resumes;
+- FLUSHDB mid-game (of a private server): full-log answers are exact, tokens are accepted,
+  caching resumes;
 - a private ``redis-server`` killed, frozen (SIGSTOP) or restarted mid-game: every full-log
   answer is exact and bounded in time (100 ms timeouts, circuit breaker), ``/readyz`` says
   degraded, validation by token goes on (not one 409); the outage is logged once when it begins
@@ -19,8 +20,8 @@ never touches a token:
 
 Values are forged as a writer holding the secret would make them (:func:`forge`);
 :func:`test_the_forgeries_are_what_the_service_writes` checks that this is the service's format.
-Loopback only: the shared server on 127.0.0.1:6379 (database :data:`tests.redis_support.TEST_DB`)
-and private servers on free 127.0.0.1 ports.
+Loopback only: the session's throwaway Redis (``redis_db`` of tests/redis_support.py) and
+private servers on free 127.0.0.1 ports.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import msgpack
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from redis import Redis
 
 import arbiter
 from arbiter.api import create_app
@@ -47,14 +47,9 @@ from arbiter.service import Referee
 from arbiter.settings import Settings
 from arbiter.simulate import random_log
 from arbiter.tokens import derive
-from tests import redis_support
 from tests.api_support import PROBLEM_JSON, metric_value
 from tests.positions_support import prefix, setup_of, without_state_id
-from tests.redis_support import SHARED_URL, RedisProcess, free_port
-
-# the fixtures of tests/redis_support.py
-redis_db = redis_support.redis_db
-private_redis = redis_support.private_redis
+from tests.redis_support import RedisDatabase, RedisProcess, free_port
 
 KEY = "cache-faults-key-0123456789abcdef"
 OTHER_KEY = "some-other-deployment-key-0000000"
@@ -278,7 +273,7 @@ TAMPERS: dict[str, tuple[Callable[[Stored], bytes], bool]] = {
 }
 
 
-def stored_values(client: FlaskClient, redis: Redis) -> Stored:
+def stored_values(client: FlaskClient, redis: RedisDatabase) -> Stored:
     """Replays of GAME after AT - 1 and AT events and of OTHER_GAME after AT: what they keep."""
     replay_ok(client, prefix(OTHER_GAME, 0, AT))
     replay_ok(client, prefix(GAME, 0, AT - 1))
@@ -289,15 +284,17 @@ def stored_values(client: FlaskClient, redis: Redis) -> Stored:
         whole_key(client, prefix(OTHER_GAME, 0, AT)),
     ]
     assert len(set(keys)) == 3
-    assert redis.dbsize() == 3
+    assert len(redis.own_keys()) == 3
     value, parent, other = (redis.get(k) for k in keys)
     assert value is not None and parent is not None and other is not None
     return Stored(keys[0], value, parent, other)
 
 
 @pytest.mark.parametrize("tamper", list(TAMPERS))
-def test_a_tampered_value_is_rejected_and_answers_stay_exact(redis_db: Redis, tamper: str) -> None:
-    client = app_of(SHARED_URL).test_client()
+def test_a_tampered_value_is_rejected_and_answers_stay_exact(
+    redis_db: RedisDatabase, tamper: str
+) -> None:
+    client = app_of(redis_db.url).test_client()
     stored = stored_values(client, redis_db)
     alter, tag_holds = TAMPERS[tamper]
     poisoned = alter(stored)
@@ -325,13 +322,13 @@ def test_a_tampered_value_is_rejected_and_answers_stay_exact(redis_db: Redis, ta
 @pytest.mark.parametrize("endpoint", ["/v1/replays", "/v1/scores", "/v1/moves/validate"])
 @pytest.mark.parametrize("corrupt", [0, 1], ids=["first deal", "last deal"])
 def test_a_corrupt_finished_deal_under_a_genuine_tag_costs_a_replay_not_a_500(
-    redis_db: Redis, endpoint: str, corrupt: int
+    redis_db: RedisDatabase, endpoint: str, corrupt: int
 ) -> None:
     """A snapshot under a genuine tag whose finished deal does not unpack (as a writer with the
     same secret and snapshot version but another encoding makes it: a deploy that forgot to
     bump the version). Finished deals are unpacked when something looks at them: the report
     does, for every deal; a validate only looks at the deal the log ends with."""
-    client = app_of(SHARED_URL).test_client()
+    client = app_of(redis_db.url).test_client()
     log = game("tute-2p", 2, 5, deals=2, options={"match_target": 5})
     assert len(log["deals"]) == 2
     replay_ok(client, log)
@@ -362,16 +359,16 @@ def test_a_corrupt_finished_deal_under_a_genuine_tag_costs_a_replay_not_a_500(
         assert redis_db.get(key) == value  # the genuine value is back
 
 
-def test_a_poisoned_deal_boundary_costs_a_replay_not_a_verdict(redis_db: Redis) -> None:
+def test_a_poisoned_deal_boundary_costs_a_replay_not_a_verdict(redis_db: RedisDatabase) -> None:
     """The state kept for a log that ends with a finished deal is the boundary a longer log
     resumes from; poisoned, it is rejected and the longer log replayed from the start."""
-    client = app_of(SHARED_URL).test_client()
+    client = app_of(redis_db.url).test_client()
     log = game("tute-4p", 4, 12, deals=3, finish_last=False, stop_after=9)
     assert len(log["deals"]) == 3
     two_deals = prefix(log, 1, len(log["deals"][1]["events"]))
     replay_ok(client, two_deals)
     key = whole_key(client, two_deals)
-    assert redis_db.keys("*") == [key.encode()]
+    assert redis_db.own_keys() == [key.encode()]
     value = redis_db.get(key)
     assert value is not None
     redis_db.set(key, _flip(value, len(value) - 1))
@@ -387,9 +384,9 @@ def test_a_poisoned_deal_boundary_costs_a_replay_not_a_verdict(redis_db: Redis) 
     assert delta(cache_events(client), before)["hit"] == 1
 
 
-def test_the_forgeries_are_what_the_service_writes(redis_db: Redis) -> None:
+def test_the_forgeries_are_what_the_service_writes(redis_db: RedisDatabase) -> None:
     """The forgeries above are only meaningful if :func:`forge` builds genuine values."""
-    client = app_of(SHARED_URL).test_client()
+    client = app_of(redis_db.url).test_client()
     stored = stored_values(client, redis_db)
     assert stored.snapshot.startswith(MAGIC + bytes([SNAPSHOT_VERSION]))
     assert stored.retagged(stored.snapshot) == stored.value
@@ -405,9 +402,9 @@ def test_the_forgeries_are_what_the_service_writes(redis_db: Redis) -> None:
 # === evicted entries ============================================================================
 
 
-def test_flushdb_mid_game_costs_a_replay_and_caching_resumes(redis_db: Redis) -> None:
+def test_flushdb_mid_game_costs_a_replay_and_caching_resumes(private_redis: RedisProcess) -> None:
     """A deal followed both ways at once: the full log with each move, and the token alone."""
-    client = app_of(SHARED_URL).test_client()
+    client = app_of(private_redis.url).test_client()
     log = game("tute-3p", 3, 5, deals=2)
     events = log["deals"][1]["events"]
     state_id = replay_ok(client, prefix(log, 1, 0))
@@ -417,7 +414,7 @@ def test_flushdb_mid_game_costs_a_replay_and_caching_resumes(redis_db: Redis) ->
         state_id = by_token(client, state_id, prefix(log, 1, k), events[k])
     # each validate resumed from the state the one before kept
     assert delta(cache_events(client), before) == {"hit": 10, "miss": 0, "error": 0, "rejected": 0}
-    redis_db.flushdb()
+    private_redis.flush()
     for k in range(10, len(events)):
         validate_ok(client, prefix(log, 1, k), events[k])
         state_id = by_token(client, state_id, prefix(log, 1, k), events[k])
@@ -460,6 +457,7 @@ class Game:
         return [self.step() for _ in range(count)]
 
 
+@pytest.mark.slow
 def test_redis_killed_mid_game_then_restarted(
     private_redis: RedisProcess, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -497,6 +495,7 @@ def test_redis_killed_mid_game_then_restarted(
         assert outage_lines(lines()) == ["down", "up"]
 
 
+@pytest.mark.slow
 def test_two_outages_are_two_pairs_of_lines(
     private_redis: RedisProcess, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -513,6 +512,7 @@ def test_two_outages_are_two_pairs_of_lines(
         assert outage_lines(lines()) == ["down", "up", "down", "up"]
 
 
+@pytest.mark.slow
 def test_redis_frozen_mid_game_costs_at_most_the_timeouts(
     private_redis: RedisProcess, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import io
 import json
+import os
+import re
+import socket
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +18,12 @@ from typing import Any
 import pytest
 
 import arbiter
+from arbiter import i18n
 from arbiter.cli import main
+from arbiter.commands import console
+from tests.api_support import ROOT
+from tests.archive_support import lines_of, run_cli
+from tests.gunicorn_support import free_port
 from tests.hand_built import play
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -72,7 +83,7 @@ def test_replay_table_of_a_clean_deal(capsys: pytest.CaptureFixture[str]) -> Non
     assert "scores: ana 9 (cards 9, cantes 0, last 0, tricks 2)" in out
     assert "carlos 134 (cards 84, cantes 40, last 10, tricks 8)" in out
     assert "outcome: carlos won the deal on points. (points)" in out
-    assert "Match: ana: deals 0" in out and "carlos: deals 1" in out
+    assert "Match (deals won): ana 0, bea 0, carlos 1" in out
     assert "RENUNCIO" not in out
     assert out.rstrip().endswith("Status: complete")
 
@@ -82,13 +93,13 @@ def test_replay_table_of_a_match_with_a_renuncio(capsys: pytest.CaptureFixture[s
     assert code == 1
     assert out.count("Deal ") == 5
     line = next(line for line in out.splitlines() if "RENUNCIO" in line)
-    assert "(event 30)" in line
+    assert "(event 31)" in line  # the 31st event: 30 in the JSON, which counts from 0
     assert "Renuncio by bea in trick 15: played the ace of bastos while holding copas" in line
     assert "had to follow suit (ace of copas)" in line and "[correct: 1C]" in line
     assert "outcome: bea's renuncio decided the deal: ana won it. (renuncio)" in out
     assert "outcome: bea won the deal with a tute. (tute)" in out
     assert "exchange: " in out and "cante: bea 20 in" in out
-    assert "Match: ana: deals 2, loser points 0, tokens 0, bea: deals 3" in out
+    assert "Match (deals won): ana 2, bea 3" in out
     assert "Match over — winners: bea" in out
     assert "Status: complete" in out
 
@@ -96,7 +107,7 @@ def test_replay_table_of_a_match_with_a_renuncio(capsys: pytest.CaptureFixture[s
 def test_replay_table_in_progress_says_who_acts(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "replay", IN_PROGRESS)
     assert code == 0
-    assert "Status: in_progress" in out
+    assert "Status: in progress" in out
     assert "Next: dani — play 3B, play 10B" in out
     assert "outcome:" not in out
 
@@ -104,7 +115,7 @@ def test_replay_table_in_progress_says_who_acts(capsys: pytest.CaptureFixture[st
 def test_replay_table_of_an_illegal_log(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "replay", ILLEGAL)
     assert code == 1
-    assert "ILLEGAL at deal 1, event 8: bea cannot play now: it is ana's turn. (out_of_turn)" in out
+    assert "ILLEGAL at deal 1, event 9: bea cannot play now: it is ana's turn. (out_of_turn)" in out
     assert "Status: invalid" in out
 
 
@@ -304,7 +315,7 @@ def test_validate_in_spanish(capsys: pytest.CaptureFixture[str]) -> None:
     assert "debía asistir (tres de bastos o sota de bastos)" in out
     code, out, _ = run(capsys, "validate", IN_PROGRESS, "--move", move(3, "10b"), "--lang", "es")
     assert code == 0
-    assert out.startswith("ok: dani puede jugar la sota de bastos.")
+    assert out.startswith("vale: dani puede jugar la sota de bastos.")
 
 
 def test_validate_an_illegal_move(capsys: pytest.CaptureFixture[str]) -> None:
@@ -375,3 +386,385 @@ def test_module_entry_point_bad_input() -> None:
     )
     assert done.returncode == 2
     assert "cannot read" in done.stderr and "Traceback" not in done.stderr
+
+
+# --- every word follows --lang -------------------------------------------------------------------
+
+#: Words of the English table that a Spanish one must not show.
+ENGLISH_WORDS = ("Deal ", "dealer", "trump", "leader", "winner", "scores:", "(event ", "cards ",
+                 "outcome:", "Match", "Status:", "Next:", "ILLEGAL", "sides:", "play ")  # fmt: skip
+
+
+def test_the_table_in_spanish_has_no_english_word(capsys: pytest.CaptureFixture[str]) -> None:
+    for path in (MATCH_2P, IN_PROGRESS, ILLEGAL, EXAMPLES / "tute-4p-renuncio.json"):
+        _, out, _ = run(capsys, "replay", path, "--lang", "es")
+        for word in ENGLISH_WORDS:
+            assert word not in out, (path.name, word)
+    _, out, _ = run(capsys, "replay", MATCH_2P, "--lang", "es")
+    assert "Mano 2 — reparte ana, triunfo " in out
+    header = next(line for line in out.splitlines() if "sale" in line)
+    assert header.split() == ["#", "sale", "jugadas", "gana", "ptos", "robos"]
+    assert "  puntos: ana " in out and "(cartas " in out and "bazas " in out
+    assert "RENUNCIO (evento 31): Renuncio de bea en la baza 15" in out and "[correctas: 1C]" in out
+    assert "resultado: Mano para bea, por tute. (tute)" in out
+    assert "Partida (manos ganadas): ana 2, bea 3" in out
+    assert "Partida terminada — ganan: bea" in out and "Estado: terminada" in out
+    _, out, _ = run(capsys, "replay", IN_PROGRESS, "--lang", "es")
+    assert "Turno: dani — jugar 3B, jugar 10B" in out and "Estado: en curso" in out
+    _, out, _ = run(capsys, "replay", ILLEGAL, "--lang", "es")
+    assert "ILEGAL en la mano 1, evento 9: bea no puede jugar ahora" in out
+    assert "Estado: no válida" in out
+
+
+def test_the_verdict_in_spanish(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "validate", IN_PROGRESS, "--move", move(3, "4O"), "--lang", "es")
+    assert out.splitlines()[0].startswith("renuncio: Renuncio de dani en la baza 4")
+    assert out.splitlines()[1] == "jugadas posibles: jugar 3B, jugar 10B"
+    _, out, _ = run(capsys, "validate", IN_PROGRESS, "--move", move(0, "4O"), "--lang", "es")
+    assert out.startswith("ilegal: ana no puede jugar ahora")
+
+
+def test_the_summary_of_score_in_spanish(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "score", EXAMPLES, "--jobs", "1", "--summary", "--lang", "es")
+    assert code == 1 and out.count("\n") == len(list(EXAMPLES.glob("*.json")))
+    for said in ("Archivo puntuado", "partidas por estado", "motivos del resultado",
+                 "por obligación", "eventos ilegales", "errores", "ninguno"):  # fmt: skip
+        assert said in err, said
+    for english in ("games by status", "outcome reasons", "by obligation", "illegal events"):
+        assert english not in err, english
+
+
+def test_every_key_of_the_catalogue_has_both_languages_with_the_same_fields() -> None:
+    catalogue = i18n._TEXT  # the one catalogue: every key, both languages
+    assert set(catalogue) == set(i18n.LANGS)
+    english, spanish = catalogue["en"], catalogue["es"]
+    assert set(english) == set(spanish)
+    for key in english:
+        fields = [{f for _, f, _, _ in string.Formatter().parse(t) if f} for t in (
+            english[key], spanish[key])]  # fmt: skip
+        assert fields[0] == fields[1], key
+    assert any(key.startswith("cli.") for key in english)
+    assert i18n.text("es", "cli.replay.status", status="x") == "Estado: x"
+
+
+def test_the_words_of_the_command_are_in_the_catalogue() -> None:
+    """Every ``words(lang, "…")`` key written in arbiter/commands/ is in the catalogue (the
+    keys made of pieces are checked by the tests that print them)."""
+    written = set()
+    for path in (ROOT / "arbiter" / "commands").glob("*.py"):
+        written |= set(re.findall(r"""words\(\s*\w+,\s*"([a-z_.]+)\"""", path.read_text()))
+    assert written, "no words found"
+    missing = sorted(k for k in written if f"cli.{k}" not in i18n._TEXT["en"])
+    assert missing == []
+
+
+# --- counting from 1 where people read ------------------------------------------------------------
+
+
+def test_the_numbers_people_read_count_from_one(capsys: pytest.CaptureFixture[str]) -> None:
+    body = arbiter.replay(load(MATCH_2P)).to_dict()
+    _, out, _ = run(capsys, "replay", MATCH_2P)
+    for number, deal in enumerate(body["deals"], start=1):
+        assert f"Deal {number} — " in out
+        for v in deal["violations"]:
+            assert f"RENUNCIO (event {v['event'] + 1}): " in out
+        for c in deal["cantes"]:
+            assert f"in {c['suit']} (trick {c['trick'] + 1})" in out
+    illegal = arbiter.replay(load(ILLEGAL)).to_dict()["illegal"]
+    _, out, _ = run(capsys, "replay", ILLEGAL)
+    assert f"ILLEGAL at deal {illegal['deal'] + 1}, event {illegal['event'] + 1}: " in out
+
+
+def test_an_illegal_deal_after_the_match_names_no_event(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    log = load(MATCH_2P)
+    log["deals"].append({**log["deals"][0], "events": []})  # a deal after the match was won
+    code, out, _ = run(capsys, "replay", write(tmp_path, log))
+    assert code == 1
+    assert f"ILLEGAL at deal {len(log['deals'])}: The match is already over" in out
+    assert "event None" not in out
+
+
+# --- the match line and the sides --------------------------------------------------------------
+
+#: docs/rules.md: what each ruleset's match is played on.
+COUNTED = {"tute-2p": "deals won", "tute-3p": "deals won", "tute-4p": "deals won",
+           "tute-cabron": "loser points", "tute-gana-pierde": "tokens"}  # fmt: skip
+FIELDS = {"deals won": "deals_won", "loser points": "loser_points", "tokens": "tokens"}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.json")))
+def test_the_match_line_shows_what_the_match_counts(
+    capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    log = load(EXAMPLES / name)
+    counted = COUNTED[log["ruleset"]]
+    _, out, _ = run(capsys, "replay", EXAMPLES / name)
+    (line,) = [line for line in out.splitlines() if line.startswith("Match (")]
+    standings = arbiter.replay(log).to_dict()["match"]["standings"]
+    shown = ", ".join(f"{s['player']} {s[FIELDS[counted]]}" for s in standings)
+    assert line == f"Match ({counted}): {shown}"
+
+
+def test_tute_4p_shows_the_sides_totals(capsys: pytest.CaptureFixture[str]) -> None:
+    path = EXAMPLES / "tute-4p-renuncio.json"
+    body = arbiter.replay(load(path)).to_dict()
+    names = [s["player"] for s in body["match"]["standings"]]
+    _, out, _ = run(capsys, "replay", path)
+    lines = [line.strip() for line in out.splitlines() if line.strip().startswith("sides: ")]
+    assert len(lines) == len(body["deals"])
+    for line, deal in zip(lines, body["deals"], strict=True):
+        for side in deal["sides"]:
+            assert f"{'+'.join(names[s] for s in side['seats'])} {side['total']}" in line
+    _, out, _ = run(capsys, "replay", MATCH_2P)
+    assert "sides:" not in out
+
+
+# --- validate on a finished deal -----------------------------------------------------------------
+
+
+def test_validate_on_a_finished_deal_says_it_is_over(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", CLEAN_3P, "--move", move(0, "1O"))
+    assert code == 1
+    assert out.splitlines() == [
+        "illegal: The deal is already over: ana cannot play the ace of oros.",
+        "legal moves: none — the deal is over; the next one begins with a new deal in the log",
+    ]
+    _, out, _ = run(capsys, "validate", MATCH_2P, "--move", move(0, "1O"), "--lang", "es")
+    assert out.splitlines()[1] == "jugadas posibles: ninguna — la partida ha terminado"
+
+
+# --- --version and the README ---------------------------------------------------------------------
+
+
+def test_version_is_the_line_the_readme_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    printed = capsys.readouterr().out.strip()
+    assert printed == f"arbiter {arbiter.__version__} ({arbiter.BUILD} engine)"
+    readme = (ROOT / "README.md").read_text()
+    shown = readme.split(".venv/bin/arbiter --version\n", 1)[1].splitlines()[0]
+    assert shown == f"# arbiter {arbiter.__version__} (compiled engine)"
+
+
+# --- files that cannot be written ----------------------------------------------------------------
+
+
+def test_an_output_in_a_missing_folder_is_a_sentence_naming_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "no" / "such"
+    (tmp_path / "a-file").write_text("")
+    cases = [
+        (["score", CLEAN_3P, "--quiet", "--out", missing / "x.ndjson"],
+         f"cannot write {missing / 'x.ndjson'}: the folder {missing} does not exist"),
+        (["score", CLEAN_3P, "--quiet", "--summary-json", missing / "s.json"],
+         f"cannot write {missing / 's.json'}: the folder {missing} does not exist"),
+        (["conformance", "check", "--cmd", "true", "--json", missing / "r.json"],
+         f"cannot write {missing / 'r.json'}: the folder {missing} does not exist"),
+        (["conformance", "export", "--out", tmp_path / "a-file" / "vectors"],
+         f"cannot write {tmp_path / 'a-file' / 'vectors'}: {tmp_path / 'a-file'} is not a folder"),
+    ]  # fmt: skip
+    for argv, said in cases:
+        code, out, err = run(capsys, *argv)
+        assert (code, out, err) == (2, "", f"arbiter: {said}\n"), argv
+    code, _, err = run(capsys, "score", CLEAN_3P, "--out", missing / "x", "--lang", "es")
+    assert err == f"arbiter: no se puede escribir {missing / 'x'}: la carpeta {missing} no existe\n"
+
+
+# --- score: a file that holds no game -------------------------------------------------------------
+
+
+def test_an_empty_json_file_is_an_error_line_an_empty_ndjson_file_is_nothing(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "empty.json").write_bytes(b"")
+    (tmp_path / "blank.json").write_bytes(b" \n\t\n")
+    (tmp_path / "none.ndjson").write_bytes(b"\n\n")
+    done = run_cli("score", tmp_path / "empty.json", tmp_path / "blank.json",
+                   tmp_path / "none.ndjson", "--jobs", "1", "--quiet")  # fmt: skip
+    assert done.status == 1, done.err
+    lines = lines_of(done.out)
+    assert [line["source"] for line in lines] == [
+        f"{tmp_path / n}.json:1" for n in ("empty", "blank")
+    ]
+    for line in lines:
+        assert line["error"]["title"] == "Not JSON"
+        assert "a .json file holds one game log" in line["error"]["errors"][0]["message"]
+    replayed = run_cli("replay", tmp_path / "empty.json")
+    assert replayed.status == 2 and "empty.json is not JSON" in replayed.err
+    done = run_cli("score", tmp_path / "none.ndjson", "--quiet")
+    assert (done.status, done.out, done.err) == (0, b"", "")
+
+
+# --- conformance: an engine that is not there -----------------------------------------------------
+
+
+def test_an_engine_that_cannot_start_or_be_reached_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-engine"
+    code, out, err = run(capsys, "conformance", "check", "--cmd", missing, "--plain")
+    assert (code, out) == (2, "")
+    assert err == f"arbiter: cannot start the engine {missing}: No such file or directory\n"
+    url = f"http://127.0.0.1:{free_port()}"
+    code, out, err = run(capsys, "conformance", "check", "--url", url, "--lang", "es")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"arbiter: no se puede contactar con el motor en {url}: ")
+    assert "Connection refused" in err and err.count("\n") == 1
+
+
+def test_an_engine_given_up_on_is_said_in_the_plain_report(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    dies = f"{sys.executable} -c 'import sys; print(\"cannot run\", file=sys.stderr); sys.exit(3)'"
+    code, out, _ = run(capsys, "conformance", "check", "--cmd", dies, "--rules", "draws", "--plain")
+    assert code == 1
+    (line,) = [line for line in out.splitlines() if "gave up" in line]
+    assert line.startswith("The checker gave up on the engine after 3 failures to answer in a row")
+    assert "5 vectors were not asked" in line  # 8 vectors of draws: 3 asked
+    assert "status 3" in line and "cannot run" in line
+    code, out, _ = run(capsys, "conformance", "check", "--cmd", dies, "--rules", "draws",
+                       "--lang", "es")  # fmt: skip
+    assert "El comprobador dejó de preguntar al motor tras 3 fallos seguidos" in out
+
+
+# --- serve: values refused before gunicorn starts -------------------------------------------------
+
+
+@pytest.fixture
+def no_exec(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """``os.execv`` recorded instead of run (it would replace the tests' process)."""
+    called: list[list[str]] = []
+
+    def execv(path: str, argv: list[str]) -> None:
+        called.append(argv)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execv", execv)
+    return called
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--workers", "0"], "--workers must be 1 or more, not 0"),
+        (["--workers", "-3"], "--workers must be 1 or more, not -3"),
+        (["--port", "0"], "--port must be from 1 to 65535, not 0"),
+        (["--port", "65536"], "--port must be from 1 to 65535, not 65536"),
+        (["--host", "192.0.2.1"], "cannot listen on 192.0.2.1: Cannot assign requested address"),
+        (["--port", "70000", "--lang", "es"], "--port debe ir de 1 a 65535, no 70000"),
+    ],
+)
+def test_serve_refuses_bad_values_in_one_line(
+    capsys: pytest.CaptureFixture[str], no_exec: list[list[str]], args: list[str], said: str
+) -> None:
+    code, out, err = run(capsys, "serve", *args)
+    assert (code, out, err) == (2, "", f"arbiter: {said}\n")
+    assert no_exec == []
+
+
+def test_serve_on_a_busy_port_is_one_line_naming_it(
+    capsys: pytest.CaptureFixture[str], no_exec: list[list[str]]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run(capsys, "serve", "--port", port)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"arbiter: port {port} of 127.0.0.1 is already in use (another server?): "
+        "choose another with --port\n"
+    )
+    assert no_exec == []
+    with pytest.raises(SystemExit):
+        main(["serve", "--port", str(port), "--workers", "1"])  # free again: gunicorn is run
+    (argv,) = no_exec
+    assert argv[1:5] == ["-m", "gunicorn", "--bind", f"127.0.0.1:{port}"]
+    assert argv[-3:] == ["--workers", "1", "arbiter.wsgi:app"]
+
+
+def test_serve_help_gives_each_option_its_meaning_and_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "--host HOST the address to listen on" in shown and "(default: 127.0.0.1)" in shown
+    assert "--port PORT the TCP port, 1 to 65535 (default: 8000)" in shown
+    assert "--workers N worker processes, 1 or more (default: ARBITER_WORKERS" in shown
+
+
+# --- install hints -------------------------------------------------------------------------------
+
+
+def test_install_hints_fit_a_checkout_or_an_installed_package(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert console.install_hint("dask") == "make install EXTRAS=dask"  # the Makefile's target
+    assert "EXTRAS ?=" in (ROOT / "Makefile").read_text()
+    monkeypatch.chdir(tmp_path)
+    assert console.install_hint("dask").endswith(f" -m pip install -e '{ROOT}[dask]'")
+    monkeypatch.setattr(console, "PACKAGE_ROOT", tmp_path)  # a wheel's: no pyproject.toml
+    assert console.install_hint("dask") == "pip install 'tute-arbiter[dask]'"
+
+
+def test_a_missing_extra_is_named_with_its_hint(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pyarrow" else real(name, *a)
+    )
+    out_file = tmp_path / "x.parquet"
+    code, out, err = run(capsys, "score", CLEAN_3P, "--format", "parquet", "--out", out_file)
+    assert (code, out) == (2, "")
+    hint = console.install_hint("archive")
+    assert err == f"arbiter: --format parquet needs pyarrow: install it with {hint}\n"
+    assert not out_file.exists()
+
+
+# --- the parser is cheap, the commands are peers --------------------------------------------------
+
+
+def test_building_the_parser_imports_no_service_archive_or_kit() -> None:
+    """``arbiter serve`` builds the parser too: its gunicorn master must find nothing of the
+    service (Redis, the crypto) imported before the workers patch with gevent."""
+    probe = (
+        "import sys; from arbiter.cli import parser; parser(); print(' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)  # fmt: skip
+    loaded = set(done.stdout.split())
+    heavy = {"arbiter.service", "arbiter.archive.runner", "arbiter.archive.records",
+             "arbiter.conformance", "redis", "cryptography", "flask", "gevent", "rich"}  # fmt: skip
+    assert heavy.isdisjoint(loaded), heavy & loaded
+
+
+def test_no_module_leans_on_a_command() -> None:
+    """The commands import the package; nothing of the package imports a command or the
+    parser, and a command imports no other command but the shared console."""
+    for path in (ROOT / "arbiter").rglob("*.py"):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        imported = _imports(path)
+        if module.startswith("arbiter.commands."):
+            peers = {m for m in imported if m.startswith("arbiter.commands.")}
+            assert all(m.startswith("arbiter.commands.console") for m in peers), module
+        elif module not in ("arbiter.cli", "arbiter.commands.__init__"):
+            assert not {m for m in imported if m.startswith(("arbiter.cli", "arbiter.commands"))}, (
+                module
+            )
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found

@@ -78,6 +78,7 @@ def engine_script(tmp_path: Path, body: str) -> str:
 # --- the project's own engine ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_shipped_adapter_passes_every_published_vector(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -103,6 +104,7 @@ def test_the_adapter_is_the_example_of_the_documentation() -> None:
 # --- engines with one rule wrong ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("broken", "rule"),
     [
@@ -139,6 +141,7 @@ def test_an_engine_with_a_rule_wrong_is_caught_with_that_rule_named(
     assert report["rules"][rule] and all(c["fail"] for c in report["rules"][rule].values())
 
 
+@pytest.mark.slow
 def test_the_reference_engine_unbroken_fails_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -165,6 +168,7 @@ def test_failures_are_explained_in_spanish(
 # --- engines that misbehave -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_engine_that_dies_is_started_again_and_its_vectors_fail(tmp_path: Path) -> None:
     command = engine_script(
         tmp_path,
@@ -206,8 +210,10 @@ def test_an_engine_that_prints_garbage_is_reported_then_given_up(tmp_path: Path)
     assert report["troubles"] == {"garbage": 3, "gave_up": report["vectors"] - 3}
     assert "I am thinking" in report["failures"][0]["detail"]
     assert "not a JSON object" in shown
+    assert "The checker gave up on the engine after 3 failures to answer in a row" in shown
 
 
+@pytest.mark.slow
 def test_an_engine_that_hangs_times_out_and_the_checker_ends(tmp_path: Path) -> None:
     """One engine reads and never answers; one never even reads (and the biggest vector, a
     hundred deals, does not fit in the pipe): each vector waits only the timeout."""
@@ -257,21 +263,27 @@ def test_an_engine_that_answers_unsupported_to_everything_passes_nothing_and_fai
     assert report["unsupported"] == report["vectors"] > 0
 
 
-def test_a_command_that_does_not_start_and_a_service_that_is_not_there(tmp_path: Path) -> None:
-    status, report = checked(tmp_path, "--cmd", str(tmp_path / "no-such-engine"),
-                             "--rulesets", "tute-3p")  # fmt: skip
-    assert status == 1
-    assert report["troubles"]["exited"] == 3
-    assert "cannot start" in report["failures"][0]["detail"]
-    url = f"http://127.0.0.1:{free_port()}"
-    status, report = checked(tmp_path, "--url", url, "--rules", "draws")
-    assert status == 1
-    assert report["troubles"] == {"unreachable": 3, "gave_up": report["vectors"] - 3}
+def test_probe_says_why_an_engine_cannot_be_started_or_reached(tmp_path: Path) -> None:
+    """The command asks it once before a run (tests/test_cli.py: one line, exit 2); a checker
+    driven as a library still fails the vectors of an engine that is not there."""
+    missing = CommandEngine(str(tmp_path / "no-such-engine"), 1.0)
+    assert missing.probe() == "No such file or directory"
+    run = check(select(load(KIT, ["tute-2p"]), ["draws"]), missing)
+    assert run.troubles() == {Trouble.EXITED: 3, Trouble.GAVE_UP: len(run.results) - 3}
+    assert "cannot start" in run.results[0].detail
+    adapter = CommandEngine(ADAPTER, 30)
+    assert adapter.probe() is None
+    adapter.close()
+    absent = HttpEngine(f"http://127.0.0.1:{free_port()}", 1.0)
+    assert "Connection refused" in (absent.probe() or "")
+    with pytest.raises(ValueError, match="empty"):
+        CommandEngine("  ", 1.0)
 
 
 # --- the command's input --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bad_input_is_exit_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["conformance", "check", "--cmd", ADAPTER, "--vectors", str(tmp_path)]) == 2
     assert "no readable MANIFEST.json" in capsys.readouterr().err
@@ -285,6 +297,7 @@ def test_bad_input_is_exit_status_2(tmp_path: Path, capsys: pytest.CaptureFixtur
         main(["conformance", "check", "--cmd", ADAPTER, "--timeout", "0"])
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_early_and_a_report_that_cannot_be_written(tmp_path: Path) -> None:
     """``check ... | head -1`` ends quietly with the verdict's status; an unwritable report or
     export directory is bad input, never a traceback."""

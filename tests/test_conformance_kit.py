@@ -269,6 +269,7 @@ def test_the_pool_keeps_the_smallest_of_each_facet_within_the_budget() -> None:
     assert [c.size for c in alone.chosen("r", "z")] == [9]  # always at least one
 
 
+@pytest.mark.slow
 def test_export_writes_the_published_set_again_byte_for_byte(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

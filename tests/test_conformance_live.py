@@ -6,9 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from arbiter.cli import main
 from tests import gunicorn_support
 from tests.api_support import ROOT
+
+# Every published vector against a live gunicorn: not in the quick loop.
+pytestmark = pytest.mark.slow
 
 
 def test_the_live_service_passes_every_published_vector(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ import pytest
 import yaml
 
 import arbiter
-from arbiter.settings import Settings
+from arbiter.settings import VARIABLES, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -506,6 +506,7 @@ def kubernetes_validate(paths: list[Path], version: str | None) -> tuple[bool, s
     return ok, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", K8S_VERSIONS, ids=lambda v: v or "latest")
 def test_k8s_manifests_validate_strictly(version: str | None) -> None:
     files = k8s_files()
@@ -532,6 +533,7 @@ BROKEN_K8S = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("breakage", sorted(BROKEN_K8S))
 def test_kubernetes_validate_rejects_a_broken_deployment(tmp_path: Path, breakage: str) -> None:
     deployment = copy.deepcopy(find(k8s_docs(), "Deployment"))
@@ -699,14 +701,13 @@ def test_k8s_settings_are_real_and_valid(tmp_path: Path) -> None:
     """Every ConfigMap key is a setting the service reads, and the values start it."""
     docs = k8s_docs()
     config = find(docs, "ConfigMap")["data"]
-    known = (ROOT / "arbiter" / "settings.py").read_text() + GUNICORN_CONF.read_text()
-    unknown = [key for key in config if f'"{key}"' not in known]
+    unknown = [key for key in config if key not in VARIABLES]
     assert unknown == [], f"ConfigMap keys nobody reads: {unknown}"
     secret = find(docs, "Secret")["stringData"]
     settings = Settings.from_env({**config, **secret})
     assert settings.cache_backend == "redis"
     assert settings.state_key
-    env = {**isolated_env(tmp_path), **config}
+    env = {**isolated_env(tmp_path), **config, **secret}
     values = gunicorn_settings(env)
     assert values["bind"] == "0.0.0.0:8000"
     assert values["workers"] == int(config["ARBITER_WORKERS"])
@@ -746,11 +747,13 @@ def check_compose(path: Path, home: Path) -> subprocess.CompletedProcess[str]:
     return run(argv, env=isolated_env(home))
 
 
+@pytest.mark.slow
 def test_compose_validates_against_the_compose_spec(tmp_path: Path) -> None:
     done = check_compose(COMPOSE, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_check_jsonschema_rejects_a_broken_compose_file(tmp_path: Path) -> None:
     doc = yaml.safe_load(COMPOSE.read_text())
     doc["services"]["arbiter"]["depends_on"]["redis"]["condition"] = "healthy"  # not an enum
@@ -954,6 +957,7 @@ def image_env(tmp_path: Path, port: int) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_gunicorn_check_config(tmp_path: Path) -> None:
     env = image_env(tmp_path, free_port())
     argv = image_command(env)
@@ -1030,6 +1034,7 @@ def run_check(argv: list[str], env: dict[str, str]) -> int:
     return run(argv, env=env).returncode
 
 
+@pytest.mark.slow
 def test_image_command_serves_and_stops_gracefully(served: Served) -> None:
     assert get(served.port, "/healthz") == (
         200,
@@ -1063,6 +1068,7 @@ def test_image_command_serves_and_stops_gracefully(served: Served) -> None:
 # --- offline ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_validators_need_no_network(tmp_path: Path) -> None:
     """The three validators pass with no network at all (a fresh network namespace)."""
     unshare = shutil.which("unshare")

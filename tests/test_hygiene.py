@@ -224,3 +224,71 @@ def test_tests_never_import_benchmark_code() -> None:
             if re.match(r"\s*(from|import)\s+benchmarks\b", line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+# --- no Redis of anyone else's -----------------------------------------------------------------
+
+#: Where the tests, the benchmarks and CI live: none of them may touch a Redis they did not start.
+_OWN_CODE = ("tests", "devtools", "benchmarks", ".ci")
+#: The one place that empties a database: the throwaway server's own (it started the server).
+_EMPTIES_ITS_OWN = "devtools/redis_server.py"
+#: deploy/'s manifests name their own Redis service on its standard port; the test reads them.
+_NAMES_THE_DEPLOYMENTS_REDIS = "tests/test_deploy.py"
+
+
+def _own_code_lines() -> list[tuple[str, int, str]]:
+    lines = []
+    for top in _OWN_CODE:
+        for path in sorted((ROOT / top).rglob("*")):
+            if "__pycache__" in path.parts or not path.is_file():
+                continue
+            name = path.relative_to(ROOT).as_posix()
+            if path.suffix not in (".py", ".md", "") or name == "tests/test_hygiene.py":
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                lines.append((name, number, line))
+    return lines
+
+
+#: A database emptied: redis-py's call, the command as a string, redis-cli's.
+_EMPTIES = re.compile(
+    r"""\.flush_?(db|all)\s*\(|["']flush(db|all)\b|redis-cli\b.*\bflush(db|all)""", re.I
+)
+#: The standard port as an address or an argument (``127.0.0.1:6379``, ``-p 6379``, ``port=6379``).
+_STANDARD_PORT = re.compile(r"[:=,]\s*6379\b|(-p|--port|port)\s*=?\s*6379\b|\b6379\s*[,)]", re.I)
+
+
+def test_nothing_empties_or_uses_a_redis_it_did_not_start() -> None:
+    """FLUSHDB or FLUSHALL only through :meth:`devtools.redis_server.RedisProcess.flush` (a
+    server of this process's own), and no Redis on the standard port (a developer's own Redis
+    may hold their data): tests and benchmarks start their own."""
+    lines = _own_code_lines()
+    assert len(lines) > 1000, "nothing was searched"
+    offenders = [
+        f"{name}:{number}: {line.strip()}"
+        for name, number, line in lines
+        if (_EMPTIES.search(line) and name != _EMPTIES_ITS_OWN)
+        or (_STANDARD_PORT.search(line) and name != _NAMES_THE_DEPLOYMENTS_REDIS)
+    ]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_search_for_foreign_redis_use_finds_it() -> None:
+    """The patterns above catch what the suite once did."""
+    for used in (
+        "client.flushdb()",
+        "Redis.from_url(url).flushall()",
+        'client.execute_command("FLUSHDB")',
+        "redis-cli -n 11 flushdb",
+    ):
+        assert _EMPTIES.search(used), used
+    for used in (
+        'SHARED_URL = f"redis://127.0.0.1:6379/{TEST_DB}"',
+        'REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379',
+        "redis-cli -h 127.0.0.1 -p 6379 ping",
+        "redis-server --port 6379 --save ''",
+        "Redis(port=6379)",
+    ):
+        assert _STANDARD_PORT.search(used), used
+    for prose in ("emptied with FLUSHDB before", "a developer's Redis on 6379 may hold"):
+        assert not (_EMPTIES.search(prose) or _STANDARD_PORT.search(prose)), prose

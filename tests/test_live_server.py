@@ -24,6 +24,9 @@ from tests.api_support import assert_problem
 from tests.gunicorn_support import Answer, request
 from tests.gunicorn_support import Gunicorn as Server
 
+# A live gunicorn: not in the quick loop.
+pytestmark = pytest.mark.slow
+
 WORKERS = 2
 
 

@@ -4,8 +4,8 @@
   ``X-API-Key: <key>``; health, readiness, the contract and ``/docs`` stay open; ``/metrics``
   follows ``Settings.metrics`` (open, protected, off).
 - Rate limits (``Settings.rate_limit``, flask-limiter): per API key, or per client address
-  without keys; counters in the state cache's Redis when one is configured (database
-  :data:`REDIS_DB` of the Redis on 127.0.0.1:6379, flushed before and after).
+  without keys; counters in the state cache's Redis when one is configured (the session's
+  throwaway Redis, ``redis_db`` of tests/redis_support.py).
 - Security headers on every answer, request ids, JSON access logs without personal data, and
   the Prometheus counters of requests and verdicts.
 
@@ -25,13 +25,11 @@ from typing import Any
 import orjson
 import pytest
 from flask.testing import FlaskClient
-from redis import Redis
-from redis.exceptions import RedisError
 from werkzeug.test import TestResponse
 
 import arbiter
 from arbiter.api import create_app
-from arbiter.api.logs import JsonFormatter
+from arbiter.jsonlog import JsonFormatter
 from arbiter.settings import Settings, SettingsError
 from arbiter.simulate import random_log
 from tests.api_support import (
@@ -44,13 +42,11 @@ from tests.api_support import (
     template_of,
 )
 from tests.hand_built import play
-from tests.redis_support import DB_BASE
+from tests.redis_support import RedisDatabase
 
 KEY_1 = "key-alpha-7f3c91d2"
 KEY_2 = "key-bravo-0b44e6a8"
 WRONG_KEY = "key-charlie-5aa1c0de"
-REDIS_DB = DB_BASE
-REDIS_URL = f"redis://127.0.0.1:6379/{REDIS_DB}"
 HEX32 = re.compile(r"[0-9a-f]{32}")
 
 #: The security headers of every answer outside /docs.
@@ -356,37 +352,20 @@ def test_a_bad_rate_limit_is_refused(rate: str) -> None:
         create_app(Settings(rate_limit=rate))
 
 
-@pytest.fixture
-def redis_db() -> Iterator[Redis]:
-    """Database :data:`REDIS_DB` of the shared Redis, flushed before and after the test."""
-    client = Redis.from_url(REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0)
-    try:
-        client.ping()
-    except RedisError as err:
-        client.close()
-        pytest.fail(f"the Redis server at {REDIS_URL} does not answer: {err}")
-    client.flushdb()
-    try:
-        yield client
-    finally:
-        client.flushdb()
-        client.close()
-
-
-def redis_settings(**changes: Any) -> Settings:
+def redis_settings(url: str, **changes: Any) -> Settings:
     return Settings(
         cache="redis",
-        redis_url=REDIS_URL,
+        redis_url=url,
         state_key="test-operations-state-key-0123456789",
         rate_limit="3/minute",
         **changes,
     )
 
 
-def test_counters_live_in_redis_and_are_shared(redis_db: Redis) -> None:
+def test_counters_live_in_redis_and_are_shared(redis_db: RedisDatabase) -> None:
     """Two apps (two workers, or two replicas) with the same Redis share one bucket."""
-    first = create_app(redis_settings(api_keys=(KEY_1, KEY_2))).test_client()
-    second = create_app(redis_settings(api_keys=(KEY_1, KEY_2))).test_client()
+    first = create_app(redis_settings(redis_db.url, api_keys=(KEY_1, KEY_2))).test_client()
+    second = create_app(redis_settings(redis_db.url, api_keys=(KEY_1, KEY_2))).test_client()
     headers = {"X-API-Key": KEY_1}
     assert first.get("/v1/rulesets", headers=headers).status_code == 200
     assert second.get("/v1/rulesets", headers=headers).status_code == 200
@@ -394,18 +373,21 @@ def test_counters_live_in_redis_and_are_shared(redis_db: Redis) -> None:
     assert_limited(second.get("/v1/rulesets", headers=headers))
     assert_limited(first.get("/v1/rulesets", headers=headers))
     assert second.get("/v1/rulesets", headers={"X-API-Key": KEY_2}).status_code == 200
-    keys = [k.decode() for k in redis_db.keys("*")]
+    keys = [k.decode() for k in redis_db.own_keys()]
     assert any("LIMIT" in k.upper() for k in keys), keys
     # the buckets are named by a digest of the key, never by the key itself
     assert not any(KEY_1 in k or KEY_2 in k for k in keys), keys
 
 
-def test_a_fresh_app_sees_the_counts_of_redis(redis_db: Redis) -> None:
-    """A restarted worker does not reset a client's bucket."""
+def test_a_fresh_app_sees_the_counts_of_redis(redis_db: RedisDatabase) -> None:
+    """A restarted worker does not reset a client's bucket (a client of a key drawn for this
+    test, so that its bucket is new whatever the Redis already holds)."""
+    key = f"key-{random.randbytes(8).hex()}"
     for _ in range(3):
-        client = create_app(redis_settings()).test_client()
-        assert client.get("/v1/rulesets").status_code == 200
-    assert_limited(create_app(redis_settings()).test_client().get("/v1/rulesets"))
+        client = create_app(redis_settings(redis_db.url, api_keys=(key,))).test_client()
+        assert client.get("/v1/rulesets", headers={"X-API-Key": key}).status_code == 200
+    fresh = create_app(redis_settings(redis_db.url, api_keys=(key,))).test_client()
+    assert_limited(fresh.get("/v1/rulesets", headers={"X-API-Key": key}))
 
 
 def test_an_unreachable_limiter_store_lets_requests_through() -> None:

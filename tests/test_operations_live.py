@@ -46,6 +46,9 @@ from tests import gunicorn_support
 from tests.api_support import metric_value, padded_body
 from tests.gunicorn_support import HOST, Gunicorn, read_response
 
+# Live gunicorns started, signalled and stopped: not in the quick loop.
+pytestmark = pytest.mark.slow
+
 STOP_TIMEOUT = 40.0
 GRACEFUL_TIMEOUT = 8  # seconds, for the shutdown tests (the shipped default is 20)
 

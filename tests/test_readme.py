@@ -11,6 +11,7 @@ id made by one worker must open on the other (README, "State tokens").
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -23,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from arbiter.settings import INTERNAL_VARIABLES, VARIABLES, Settings
 from tests import gunicorn_support
 from tests.api_support import ROOT
 from tests.gunicorn_support import Gunicorn
@@ -33,6 +35,8 @@ _BLOCK = re.compile(r"^```(sh|python)\n(.*?)^```$", re.M | re.S)
 #: Fields whose values differ on every server (keys are random per process) or machine (the
 #: engine's build: compiled where a C compiler was found).
 _VARYING = {"state_id", "request_id", "build"}
+#: The same in text (``arbiter --version``): the build of the engine.
+_VARYING_TEXT = re.compile(r"\((?:compiled|pure) engine\)")
 
 
 @dataclass
@@ -123,7 +127,7 @@ def run_shell(cmds: list[Command], port: int) -> list[tuple[int, str]]:
 
 
 def collapse(text: str) -> str:
-    return " ".join(text.split())
+    return " ".join(_VARYING_TEXT.sub("(… engine)", text).split())
 
 
 def promised_pairs(promised: str) -> list[tuple[str, str]]:
@@ -157,6 +161,7 @@ def check_output(cmd: Command, output: str) -> None:
         assert collapse(promised) in collapse(output), f"{cmd.text}\nprinted:\n{output[:1500]}"
 
 
+@pytest.mark.slow
 def test_the_readme_shell_examples(server: Gunicorn) -> None:
     cmds = [c for b in blocks("sh") for c in commands(b) if not c.text.startswith("make ")]
     assert len(cmds) >= 12, "the README's examples were not found"
@@ -193,6 +198,7 @@ def test_the_readme_python_examples() -> None:
             assert text in done.stdout, f"{text!r} not printed:\n{done.stdout}"
 
 
+@pytest.mark.slow
 def test_the_first_example_opens_the_page(server: Gunicorn) -> None:
     text = README.read_text()
     first = text.index("```sh")
@@ -208,3 +214,52 @@ def test_the_readme_links_resolve() -> None:
         if "://" in target:
             continue
         assert (ROOT / target).exists(), f"README links to {target}, which is not in the repo"
+
+
+# --- the configuration table ------------------------------------------------------------------
+
+_ROW = re.compile(r"^\| `([A-Z_]+)` \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", re.M)
+#: Where the package, its server configuration and its build read variables.
+_READERS = ("arbiter", "deploy", "devtools", "Makefile", ".ci", "setup.py")
+
+
+def _configuration_rows() -> dict[str, tuple[str, str]]:
+    text = README.read_text()
+    section = text[text.index("## Configuration") :]
+    section = section[: section.index("\n## ", 1)]
+    return {name: (fmt.strip(), default.strip()) for name, fmt, default, _ in _ROW.findall(section)}
+
+
+def test_the_configuration_table_lists_every_variable_with_its_default() -> None:
+    """One row per variable :class:`Settings` reads, none it does not, each with its default."""
+    rows = _configuration_rows()
+    wanted = [v for v in VARIABLES if v not in INTERNAL_VARIABLES]
+    assert sorted(rows) == sorted(wanted)
+    for f in dataclasses.fields(Settings):
+        name = f.metadata["env"]
+        if name in INTERNAL_VARIABLES or f.default in (None, ()):
+            continue
+        default = rows[name][1]
+        if isinstance(f.default, bool):
+            shown = str(f.default).lower()
+        else:
+            shown = f"{f.default:g}" if isinstance(f.default, float) else str(f.default)
+        assert shown in default.replace("`", ""), (name, f.default, default)
+
+
+def test_every_variable_the_project_reads_is_in_the_readme() -> None:
+    """A variable read anywhere in the package, the server's configuration or the build is
+    named in the README (the table, or the lines after it), unless the service sets it itself."""
+    readme = README.read_text()
+    found: set[str] = set()
+    for reader in _READERS:
+        path = ROOT / reader
+        files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+        for file in files:
+            if file.suffix in (".so", ".pyc") or "__pycache__" in file.parts:
+                continue
+            found |= set(
+                re.findall(r"\bARBITER_[A-Z][A-Z_]*[A-Z]\b", file.read_text(errors="replace"))
+            )
+    missing = sorted(v for v in found - set(INTERNAL_VARIABLES) if f"`{v}" not in readme)
+    assert missing == []

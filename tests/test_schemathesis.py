@@ -50,6 +50,9 @@ from arbiter.simulate import random_log
 from tests.hand_built import play
 from tests.positions_support import TABLES, without_state_id
 
+# Schemathesis explores the contract against the app: tens of seconds, not in the quick loop.
+pytestmark = pytest.mark.slow
+
 SPEC_PATH = Path(__file__).resolve().parent.parent / "api_spec" / "openapi.yaml"
 SPEC: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
 APP = create_app(Settings())  # the defaults, whatever the environment says (no Redis)

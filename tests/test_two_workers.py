@@ -47,9 +47,11 @@ from tests.positions_support import (
 )
 from tests.redis_support import RedisProcess, free_port
 
+# Live gunicorns of two workers (and a Redis killed under them): not in the quick loop.
+pytestmark = pytest.mark.slow
+
 WORKERS = 2
 BOOT_TIMEOUT = 20.0
-ACCESS_FORMAT = "%(p)s %({x-request-id}i)s %(s)s"
 OLD_KEY = "two-workers-old-key-0123456789abcdef"
 NEW_KEY = "two-workers-new-key-fedcba9876543210"
 #: Matches walked side by side: enough to keep both workers busy on two shared cores.
@@ -67,10 +69,9 @@ class Server(gunicorn_support.Gunicorn):
         wanted = set(request_ids)
         while True:
             found: dict[str, int] = {}
-            for line in self.access_log.read_text().splitlines():
-                parts = line.split()
+            for parts in gunicorn_support.access_fields(self.access_log):
                 if len(parts) == 3 and parts[1] in wanted:
-                    found[parts[1]] = int(parts[0].strip("<>"))  # gunicorn writes <pid>
+                    found[parts[1]] = int(parts[0])
             if len(found) == len(wanted) or time.monotonic() > deadline:
                 missing = wanted - found.keys()
                 assert not missing, f"no access log line for {sorted(missing)[:5]}"
@@ -121,7 +122,7 @@ def running(workdir: Path, workers: int = WORKERS, **env: str) -> Iterator[Serve
     booted = gunicorn_support.start(
         output,
         environment,
-        args=["--access-logformat", ACCESS_FORMAT],
+        args=["--access-logformat", gunicorn_support.ACCESS_FORMAT],
         workers=workers,
         boot_timeout=BOOT_TIMEOUT,
     )

@@ -243,6 +243,7 @@ def built_wheel(tmp: Path) -> zipfile.ZipFile:
     return zipfile.ZipFile(wheel)
 
 
+@pytest.mark.slow
 def test_a_wheel_carries_the_page_examples_and_docs(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:

@@ -88,6 +88,7 @@ def test_a_read_waiting_past_the_deadline_is_interrupted() -> None:
     assert time.monotonic() - began < 1.0
 
 
+@pytest.mark.slow
 def test_only_the_time_waiting_for_the_body_counts() -> None:
     """An app that works between reads (a streamed batch) is not charged for its work."""
     stream = DeadlineInput(Trickle(0.05), 0.3)

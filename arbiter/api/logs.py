@@ -8,42 +8,10 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
-from typing import Any
 
-import orjson
+from arbiter.jsonlog import formatter
 
 ACCESS = logging.getLogger("arbiter.access")
-
-_STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
-
-
-class JsonFormatter(logging.Formatter):
-    """``{"time", "level", "logger", "message", ...extra fields}`` on one line."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._second = (-1, "")  # the last second formatted, and its text (lines come in bursts)
-
-    def _timestamp(self, record: logging.LogRecord) -> str:
-        second = int(record.created)
-        if second != self._second[0]:
-            self._second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
-        return f"{self._second[1]}.{int(record.msecs):03d}Z"
-
-    def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
-            "time": self._timestamp(record),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        for key, value in record.__dict__.items():
-            if key not in _STANDARD:
-                out[key] = value
-        if record.exc_info:
-            out["exception"] = self.formatException(record.exc_info)
-        return orjson.dumps(out, default=str).decode()
 
 
 def configure(level: str, as_json: bool) -> None:
@@ -54,9 +22,7 @@ def configure(level: str, as_json: bool) -> None:
         return  # one handler per process, however many apps are created
     handler = logging.StreamHandler(sys.stderr)
     handler._arbiter = True  # type: ignore[attr-defined]
-    handler.setFormatter(
-        JsonFormatter() if as_json else logging.Formatter("%(asctime)s %(levelname)s %(message)s")
-    )
+    handler.setFormatter(formatter(as_json))
     logger.addHandler(handler)
     logger.propagate = False
 

@@ -11,25 +11,41 @@ One line format for the command (``arbiter score``), the library (:func:`score_l
 - :mod:`~arbiter.archive.runner`: pieces scored here, in processes (``--jobs``) or on Dask
   (:mod:`~arbiter.archive.cluster`), written in order;
 - :mod:`~arbiter.archive.formats`: NDJSON, CSV and Parquet; :mod:`~arbiter.archive.summary`:
-  the figures of a run; :mod:`~arbiter.archive.batch`: the HTTP batch without HTTP;
-  :mod:`~arbiter.archive.command`: ``arbiter score``.
+  the figures of a run; :mod:`~arbiter.archive.batch`: the HTTP batch without HTTP.
 
-Importing this package imports none of them (``arbiter.cli`` reads
-:mod:`~arbiter.archive.options` at every start).
+The command ``arbiter score`` is :mod:`arbiter.commands.score`. Importing this package imports
+none of its modules (they import the service): it defines only the choices a run is made
+with, :class:`Format` and :data:`LOCAL_CLUSTER`, which the command's arguments name.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from arbiter.archive.library import score_file, score_lines
 
-__all__ = ["score_file", "score_lines"]
+__all__ = ["LOCAL_CLUSTER", "Format", "score_file", "score_lines"]
+
+#: ``--dask local``: a LocalCluster of this machine's processes (:mod:`~arbiter.archive.cluster`).
+LOCAL_CLUSTER: Final = "local"
+
+
+class Format(Enum):
+    """What a run writes (see :mod:`arbiter.archive.formats`)."""
+
+    NDJSON = "ndjson"
+    CSV = "csv"
+    PARQUET = "parquet"
+
+    @property
+    def suffix(self) -> str:
+        return f".{self.value}"
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
+    if name in ("score_file", "score_lines"):
         from arbiter.archive import library
 
         return getattr(library, name)

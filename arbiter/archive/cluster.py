@@ -18,8 +18,8 @@ import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
+from arbiter.archive import LOCAL_CLUSTER
 from arbiter.archive.inputs import Task
-from arbiter.archive.options import LOCAL_CLUSTER
 from arbiter.archive.runner import BLOCK_BYTES, Future, Job, Outcome, run_task, run_with
 
 if TYPE_CHECKING:

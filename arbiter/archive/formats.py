@@ -18,7 +18,7 @@ import io
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
-from arbiter.archive.options import Format
+from arbiter.archive import Format
 from arbiter.archive.records import Scored, Source, encode_body, stamp
 from arbiter.engine.rulesets import RULESETS
 from arbiter.problems import clip

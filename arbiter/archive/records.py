@@ -157,6 +157,11 @@ class Scorer:
             return Scored(index, None, self._error(LineError.INVALID_ID, message, "/id"))
         return Scored(index, given_id, *self._scores(log))
 
+    def no_log(self, index: int) -> Scored:
+        """The line of a file that was to hold one log and holds only white space."""
+        message = "the file is empty: a .json file holds one game log"
+        return Scored(index, None, self._error(LineError.NOT_JSON, message))
+
     def _scores(self, log: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
         try:
             body = self.referee.score(log).scores_dict(self.config.lang)

@@ -19,9 +19,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from arbiter.archive import Format
 from arbiter.archive.formats import Row, Writer, payload
-from arbiter.archive.inputs import Input, InputError, Piece, Task, plan, read_piece
-from arbiter.archive.options import Format
+from arbiter.archive.inputs import Input, InputError, Kind, Piece, Task, plan, read_piece
 from arbiter.archive.records import Scored, Scorer, ScoringConfig, Source
 from arbiter.archive.summary import Summary
 
@@ -51,14 +51,17 @@ class PieceResult:
 
 
 def scored_lines(piece: Piece, scorer: Scorer) -> Generator[Scored, None, tuple[int, str | None]]:
-    """The lines of ``piece`` scored as they are read (blank ones skipped); at the end, the
-    number of lines read (blank ones too: they count in the line numbers) and what stopped the
-    reading (None: the end of the piece)."""
+    """The lines of ``piece`` scored as they are read (blank ones skipped, but a blank ``.json``
+    file is an error: it was to hold one log); at the end, the number of lines read (blank ones
+    too: they count in the line numbers) and what stopped the reading (None: the end of the
+    piece)."""
     lines = 0
     try:
         for index, text in enumerate(read_piece(piece, scorer.config.max_line_bytes)):
             lines = index + 1
             scored = scorer.score(index, text)
+            if scored is None and piece.kind is Kind.JSON:
+                scored = scorer.no_log(index)
             if scored is not None:
                 yield scored
     except InputError as err:

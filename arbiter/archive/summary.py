@@ -3,20 +3,17 @@ obligation and by ruleset, illegal events by code, errors by kind.
 
 A :class:`Summary` counts :class:`~arbiter.archive.records.Scored` lines; the summaries of
 pieces scored apart (other processes, Dask workers) add up with :meth:`Summary.merge`. Its
-:meth:`~Summary.to_dict` is what ``--summary-json`` writes; :func:`table` is what
-``--summary`` prints.
+:meth:`~Summary.to_dict` is what ``--summary-json`` writes, and what ``--summary`` prints as a
+table (:mod:`arbiter.commands.score`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arbiter.archive.records import Scored
-
-if TYPE_CHECKING:
-    from rich.table import Table
 
 #: The status of a line that was not scored (games by status).
 ERROR = "error"
@@ -102,39 +99,3 @@ class Summary:
 def _sorted(counts: Counter[str]) -> dict[str, int]:
     """Most first, then by name: the same figures always read the same."""
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-
-
-def table(figures: dict[str, Any], seconds: float) -> Table:
-    """The ``--summary`` table of :meth:`Summary.to_dict`'s figures."""
-    from rich.table import Table
-
-    out = Table(title="Archive scored", title_justify="left", show_header=True)
-    out.add_column("figure")
-    out.add_column("", justify="left")
-    out.add_column("count", justify="right")
-    rate = figures["games"] / seconds if seconds > 0 else 0.0
-    out.add_row("games", "", f"{figures['games']:,}")
-    out.add_row("", "games/s", f"{rate:,.0f}")
-    out.add_row("", "with a renuncio or illegal event", f"{figures['games_with_breach']:,}")
-    _rows(out, "games by status", figures["games_by_status"])
-    out.add_section()
-    out.add_row("deals", "", f"{figures['deals']:,}")
-    _rows(out, "outcome reasons", figures["outcomes"])
-    out.add_section()
-    renuncios = figures["renuncios"]
-    out.add_row("renuncios", "", f"{renuncios['total']:,}")
-    _rows(out, "by obligation", renuncios["by_obligation"])
-    for ruleset, counts in renuncios["by_ruleset"].items():
-        _rows(out, ruleset, counts)
-    out.add_section()
-    _rows(out, "illegal events", figures["illegal"], empty="none")
-    out.add_section()
-    _rows(out, "errors", figures["errors"], empty="none")
-    return out
-
-
-def _rows(out: Table, heading: str, counts: dict[str, int], empty: str | None = None) -> None:
-    if not counts and empty is not None:
-        out.add_row(heading, empty, "0")
-    for n, (name, count) in enumerate(counts.items()):
-        out.add_row(heading if n == 0 else "", name, f"{count:,}")

@@ -3,7 +3,8 @@
 Both answer :meth:`Engine.ask` with a :class:`Reply`: the engine's answer (an object with the
 fields of ``expect``), or the :class:`Trouble` that kept it from answering — no answer within
 the timeout, the process ended, a line that is not a JSON object, an answer to another vector,
-a service that cannot be reached or answers an unexpected status.
+a service that cannot be reached or answers an unexpected status. Their ``probe`` says, before a
+run, why the engine cannot be started or reached at all.
 
 :class:`CommandEngine` never blocks the checker: a thread writes each question, another reads
 the answers into a queue that the checker waits on with a deadline, a third keeps the tail of
@@ -135,8 +136,18 @@ class CommandEngine:
     def __init__(self, command: str, timeout: float) -> None:
         self.name = command
         self.argv = shlex.split(command)
+        if not self.argv:
+            raise ValueError("the engine's command is empty")
         self.timeout = timeout
         self._run: _Process | None = None
+
+    def probe(self) -> str | None:
+        """Why the command cannot be started, or None: it runs, ready for the first vector."""
+        try:
+            self._process()
+        except OSError as err:
+            return err.strerror or str(err)
+        return None
 
     def _process(self) -> _Process:
         if self._run is None:
@@ -211,6 +222,17 @@ class HttpEngine:
         self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if api_key:
             self.headers["X-API-Key"] = api_key
+
+    def probe(self) -> str | None:
+        """Why the service cannot be reached, or None: a connection is open for the first
+        vector."""
+        try:
+            self._conn = self._factory(self._host, self._port, timeout=self.timeout)
+            self._conn.connect()
+        except (OSError, http.client.HTTPException) as err:
+            self.close()
+            return _shorten(str(err) or repr(err))
+        return None
 
     def ask(self, question: Mapping[str, Any]) -> Reply:
         ask = Ask(question["ask"])

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, TextIO
 
 import arbiter
-from arbiter.conformance.check import Difference, Grade, Result, Run, move_key
+from arbiter.conformance.check import GIVE_UP_AFTER, Difference, Grade, Result, Run, move_key
 from arbiter.conformance.engines import Trouble
 from arbiter.conformance.rules import all_rules
 from arbiter.conformance.vectors import KIT_VERSION, Ask, dumps
@@ -53,6 +53,8 @@ _WORDS: Final[dict[Lang, dict[str, str]]] = {
         "trouble.unreachable": "The service cannot be reached: {detail}",
         "trouble.status": "The service answered {detail}",
         "trouble.gave_up": "Not asked: the engine had failed to answer {detail}.",
+        "gave_up": "The checker gave up on the engine after {failures} failures to answer in a"
+        " row: {left} vectors were not asked. The last failure: {why}",
     },
     "es": {
         "title": "Conformidad de {engine}",
@@ -77,6 +79,8 @@ _WORDS: Final[dict[Lang, dict[str, str]]] = {
         "trouble.unreachable": "No se puede contactar con el servicio: {detail}",
         "trouble.status": "El servicio respondió {detail}",
         "trouble.gave_up": "No preguntado: el motor ya había fallado {detail}.",
+        "gave_up": "El comprobador dejó de preguntar al motor tras {failures} fallos seguidos"
+        " sin respuesta: {left} vectores quedaron sin preguntar. El último fallo: {why}",
     },
 }
 
@@ -207,6 +211,16 @@ def summary(run: Run, lang: Lang) -> str:
     )
 
 
+def gave_up(run: Run, lang: Lang) -> str | None:
+    """What made the checker stop asking the engine, if it did."""
+    for n, result in enumerate(run.results):
+        if result.trouble is Trouble.GAVE_UP and n > 0:
+            left = sum(1 for r in run.results[n:] if r.trouble is Trouble.GAVE_UP)
+            why = " ".join(explain(run.results[n - 1], lang))
+            return words(lang, "gave_up", failures=GIVE_UP_AFTER, left=left, why=why)
+    return None
+
+
 def _failure_lines(run: Run, lang: Lang) -> list[tuple[str, list[str]]]:
     out = []
     for result, rulesets in run.smallest_failures():
@@ -257,6 +271,9 @@ def render(run: Run, out: TextIO, lang: Lang, rich_ok: bool = True) -> None:
         console.print(f"\n[bold red]✗ {head}[/]", markup=True)
         for line in body:
             console.print(f"  {line}", markup=False)
+    stopped = gave_up(run, lang)
+    if stopped:
+        console.print("\n" + stopped, style="bold red", markup=False)
     console.print("\n" + summary(run, lang), markup=False)
     out.write(buffer.getvalue())
 
@@ -280,6 +297,9 @@ def _render_plain(run: Run, out: TextIO, lang: Lang) -> None:
         out.write(f"\n✗ {head}\n")
         for line in body:
             out.write(f"  {line}\n")
+    stopped = gave_up(run, lang)
+    if stopped:
+        out.write(f"\n{stopped}\n")
     out.write("\n" + summary(run, lang) + "\n")
 
 

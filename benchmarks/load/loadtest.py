@@ -8,8 +8,9 @@ stays on 127.0.0.1; a round of one configuration takes ``warmup + duration`` plu
 For each round of each configuration of ``--configs`` (default: one sync worker, two sync
 workers, two gthread workers of four threads), a gunicorn is started with
 ``deploy/gunicorn.conf.py`` on a free loopback port, set up as in production (deploy/k8s,
-deploy/Dockerfile): the shared Redis state cache (``REDIS_URL`` on database ``--redis-db`` of
-127.0.0.1:6379, flushed before and after, and a fixed ``ARBITER_STATE_KEY``), an API key,
+deploy/Dockerfile): the shared Redis state cache (``REDIS_URL``: a throwaway ``redis-server``
+that the run starts on a free loopback port, emptied before each round, and a fixed
+``ARBITER_STATE_KEY``), an API key,
 ``PROMETHEUS_MULTIPROC_DIR``, JSON access logs at INFO (to a file). ``--clients``
 load-generator processes (forked, one simulated client each, closed loop, keep-alive
 ``http.client`` connections that reconnect when the server closes them, as sync workers do
@@ -57,8 +58,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from redis import Redis
-from redis.exceptions import RedisError
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -67,8 +66,8 @@ if str(ROOT) not in sys.path:
 from arbiter.simulate import random_log  # noqa: E402
 from devtools import gunicorn_support  # noqa: E402
 from devtools.gunicorn_support import HOST, Gunicorn  # noqa: E402
+from devtools.redis_server import RedisProcess, RedisServerError, running  # noqa: E402
 
-REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 API_KEY = "load-test-key-" + "0" * 16
 
 #: Request kinds, in report order.
@@ -466,13 +465,6 @@ def _get(port: int, path: str) -> tuple[int, bytes]:
     return answer.status, answer.body
 
 
-# --- Redis -------------------------------------------------------------------------------------
-
-
-def redis_client(db: int) -> Redis:
-    return Redis(host=REDIS_HOST, port=REDIS_PORT, db=db, socket_timeout=5)
-
-
 # --- one configuration --------------------------------------------------------------------------
 
 
@@ -561,11 +553,10 @@ def _metric_sum(text: str, name: str, **labels: str) -> dict[str, float]:
 
 
 def run_config(
-    config: Config, args: argparse.Namespace, workloads: list[Workload], redis_pid: int | None
+    config: Config, args: argparse.Namespace, workloads: list[Workload], redis: RedisProcess
 ) -> Result:
-    redis_url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{args.redis_db}"
-    redis = redis_client(args.redis_db)
-    redis.flushdb()
+    redis.flush()  # every round starts with an empty cache
+    redis_url, redis_pid = redis.url, redis.pid()
     state_key = secrets.token_hex(32)
     result = Result(config, args.duration)
     # what the rest of the machine is doing, before anything of this run starts
@@ -622,9 +613,6 @@ def run_config(
                     process.terminate()
                     process.join(timeout=5)
             result.exit_status = stop_server(server)
-            with contextlib.suppress(Exception):
-                redis.flushdb()
-            redis.close()
     return result
 
 
@@ -757,6 +745,26 @@ def print_report(results: list[Result], info: dict[str, Any], args: argparse.Nam
             print(f"  error: {sample}")
 
 
+def run_rounds(
+    configs: list[Config], args: argparse.Namespace, workloads: list[Workload], redis: RedisProcess
+) -> tuple[dict[str, list[Result]], list[str]]:
+    """Every round of every configuration, interleaved; and the rounds whose server counted
+    other requests than the clients sent."""
+    parts: dict[str, list[Result]] = {c.label: [] for c in configs}
+    mismatches = []
+    for round_ in range(args.rounds):  # rounds interleave the configurations
+        for config in configs:
+            print(f"round {round_ + 1}/{args.rounds}: {config.label} ...", file=sys.stderr)
+            part = run_config(config, args, workloads, redis)
+            if part.server_counted != sum(part.sent.values()):
+                mismatches.append(
+                    f"{config.label}: the server counted {part.server_counted:.0f} requests, "
+                    f"the clients sent {sum(part.sent.values())}"
+                )
+            parts[config.label].append(part)
+    return parts, mismatches
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", default="sync:1,sync:2,gthread:2x4",
@@ -764,7 +772,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=8, help="client processes")
     parser.add_argument("--duration", type=float, default=12.0, help="timed seconds per round")
     parser.add_argument("--warmup", type=float, default=3.0, help="untimed seconds per round")
-    parser.add_argument("--redis-db", type=int, default=10, help="database index (flushed)")
     parser.add_argument("--archives", type=int, default=1500, help="archived logs per client")
     parser.add_argument("--games", type=int, default=60, help="table games per client")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each config, interleaved")
@@ -774,18 +781,6 @@ def main(argv: list[str] | None = None) -> int:
     configs = parse_configs(args.configs)
 
     info = machine()
-    redis_pid = None
-    try:
-        with redis_client(args.redis_db) as redis:
-            server_info = redis.info("server")
-            info["redis"] = server_info.get("redis_version", "?")
-            redis_pid = int(server_info["process_id"])
-            if redis.dbsize():
-                print(f"note: redis db {args.redis_db} was not empty: flushed", file=sys.stderr)
-    except (RedisError, KeyError, ValueError) as err:
-        print(f"Redis on {REDIS_HOST}:{REDIS_PORT} does not answer: {err}", file=sys.stderr)
-        return 2
-
     began = time.perf_counter()
     workloads = make_workloads(args.clients, args.archives, args.games, args.seed)
     print(
@@ -793,18 +788,14 @@ def main(argv: list[str] | None = None) -> int:
         f"generated in {time.perf_counter() - began:.1f} s",
         file=sys.stderr,
     )
-    parts: dict[str, list[Result]] = {c.label: [] for c in configs}
-    mismatches = []
-    for round_ in range(args.rounds):  # rounds interleave the configurations
-        for config in configs:
-            print(f"round {round_ + 1}/{args.rounds}: {config.label} ...", file=sys.stderr)
-            part = run_config(config, args, workloads, redis_pid)
-            if part.server_counted != sum(part.sent.values()):
-                mismatches.append(
-                    f"{config.label}: the server counted {part.server_counted:.0f} requests, "
-                    f"the clients sent {sum(part.sent.values())}"
-                )
-            parts[config.label].append(part)
+    try:
+        with running() as redis:
+            with redis.client() as admin:
+                info["redis"] = admin.info("server").get("redis_version", "?")
+            parts, mismatches = run_rounds(configs, args, workloads, redis)
+    except RedisServerError as err:
+        print(f"cannot start a redis-server for the run: {err}", file=sys.stderr)
+        return 2
     results = [merge(parts[c.label]) for c in configs]
     print_report(results, info, args)
     if args.json is not None:

@@ -1,7 +1,8 @@
 """A soak: the realistic mix of loadtest.py while hostile clients attack the same server.
 
-Run ``.venv/bin/python benchmarks/load/soak.py`` (about 45 s; needs the Redis on 127.0.0.1:6379,
-whose database ``--redis-db`` is flushed). Everything stays on 127.0.0.1 and stops by itself.
+Run ``.venv/bin/python benchmarks/load/soak.py`` (about 45 s; needs Debian's ``redis-server``:
+the run starts a throwaway one of its own on a free port). Everything stays on 127.0.0.1 and
+stops by itself.
 
 One gunicorn with the shipped ``deploy/gunicorn.conf.py`` and its defaults (worker class and
 count are not set: what ``make run``, the image and the manifests get), set up as loadtest.py
@@ -48,18 +49,16 @@ if str(ROOT) not in sys.path:
 from arbiter.simulate import random_log  # noqa: E402
 from benchmarks.load.loadtest import (  # noqa: E402
     API_KEY,
-    REDIS_HOST,
-    REDIS_PORT,
     Clients,
     _get,
     _metric_sum,
     machine,
     make_workloads,
     percentiles,
-    redis_client,
 )
 from devtools import gunicorn_support  # noqa: E402
 from devtools.gunicorn_support import HOST  # noqa: E402
+from devtools.redis_server import running  # noqa: E402
 
 SLOW_HEADS, SHORT_BODIES = 30, 10
 
@@ -223,12 +222,9 @@ def start_server(redis_url: str, workdir: Path) -> gunicorn_support.Gunicorn:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     workloads = make_workloads(args.clients, args.archives, args.games, args.seed)
-    redis = redis_client(args.redis_db)
-    redis.flushdb()
-    redis_url = f"redis://{REDIS_HOST}:{REDIS_PORT}/{args.redis_db}"
     report: dict[str, Any] = {"machine": machine(), "params": vars(args)}
-    with tempfile.TemporaryDirectory(prefix="arbiter-soak-") as tmp:
-        server = start_server(redis_url, Path(tmp))
+    with tempfile.TemporaryDirectory(prefix="arbiter-soak-") as tmp, running() as redis:
+        server = start_server(redis.url, Path(tmp))
         output = server.output()
         report["worker"] = output.split("Using worker: ", 1)[-1].split()[0]
         clients = Clients.start(1.0, args.warmup, args.duration)
@@ -253,9 +249,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 if process.is_alive():
                     process.terminate()
             report["gunicorn_exit"] = gunicorn_support.stop(server)
-            with contextlib.suppress(Exception):
-                redis.flushdb()
-            redis.close()
     latencies: list[float] = []
     errors: Counter[str] = Counter()
     samples: list[str] = []
@@ -323,7 +316,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=10.0, help="bad requests/s per attacker")
     parser.add_argument("--no-hostile", dest="hostile", action="store_false",
                         help="ordinary traffic only (the baseline)")  # fmt: skip
-    parser.add_argument("--redis-db", type=int, default=15, help="database index (flushed)")
     parser.add_argument("--archives", type=int, default=1500, help="archived logs per client")
     parser.add_argument("--games", type=int, default=60, help="table games per client")
     parser.add_argument("--seed", type=int, default=2024)

@@ -19,6 +19,9 @@ from tests.api_support import assert_problem
 from tests.gunicorn_support import Gunicorn, request
 from tests.hostile.conftest import chunked, exchange, request_head
 
+# Hostile clients against a live gunicorn (or the real command): the quick loop leaves them out.
+pytestmark = pytest.mark.slow
+
 LIMIT = 1024 * 1024
 
 

@@ -23,6 +23,9 @@ from arbiter.simulate import random_log
 from tests.api_support import assert_problem
 from tests.gunicorn_support import Gunicorn, post_json
 
+# Hostile clients against a live gunicorn (or the real command): the quick loop leaves them out.
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize(
     ("name", "said"),

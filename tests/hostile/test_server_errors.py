@@ -17,6 +17,9 @@ from tests.api_support import assert_problem
 from tests.gunicorn_support import Gunicorn, request
 from tests.hostile.conftest import exchange, request_head
 
+# Hostile clients against a live gunicorn (or the real command): the quick loop leaves them out.
+pytestmark = pytest.mark.slow
+
 
 def _head(line: str, *fields: bytes) -> bytes:
     return line.encode() + b"\r\n" + b"".join(f + b"\r\n" for f in fields) + b"\r\n"

@@ -26,6 +26,9 @@ import arbiter
 from tests.gunicorn_support import HOST, Gunicorn, post_json, request
 from tests.hostile.conftest import request_head
 
+# Hostile clients against a live gunicorn (the 20-second slow-client attack): not in the quick loop.
+pytestmark = pytest.mark.slow
+
 SLOW_HEADS = 30
 SHORT_BODIES = 10
 ATTACK_SECONDS = 20.0
@@ -140,7 +143,6 @@ def _probe(server: Gunicorn, path: str, log: dict[str, Any], expected: dict[str,
         return Probe(path, time.monotonic() - began, None, False)
 
 
-@pytest.mark.slow
 def test_slow_clients_do_not_starve_the_service(server: Gunicorn, log: dict[str, Any]) -> None:
     expected = arbiter.replay(log).to_dict()
     expected.pop("state_id")
