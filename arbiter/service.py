@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arbiter.cache import CacheObserver, PrefixKeys, StateCache, build_cache
+from arbiter.contract import MAX_TOKEN_LENGTH
 from arbiter.engine.errors import ArbiterError, LogError
 from arbiter.engine.log import DEFAULT_LIMITS, Limits, parse_deal, parse_header, raw_deals
 from arbiter.engine.match import MatchState, advance, replay
@@ -34,7 +35,7 @@ from arbiter.engine.setup import next_dealer
 from arbiter.engine.snapshot import SnapshotError, decode, encode
 from arbiter.report import Replay, Verdict
 from arbiter.settings import Settings
-from arbiter.tokens import MAX_TOKEN_LENGTH, Sealer, TokenError, derive
+from arbiter.tokens import Sealer, TokenError, derive
 
 #: What the cache's secret is derived for (from the first state secret).
 CACHE_PURPOSE: Final = b"tute-arbiter/cache/v1"

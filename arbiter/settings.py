@@ -20,17 +20,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from arbiter.contract import DEFAULT_MAX_ERRORS, MAX_ERRORS_CEILING, MAX_NAME_LENGTH_LIMIT
 from arbiter.engine.log import DEFAULT_LIMITS, Limits
 
 CACHE_BACKENDS: Final = ("auto", "memory", "redis", "cluster", "off")
 METRICS_MODES: Final = ("open", "protected", "off")
 #: The environment variable through which the gunicorn master hands its drawn key to workers.
 SERVER_STATE_KEY_VAR: Final = "ARBITER_SERVER_STATE_KEY"
-#: Longest player names a server may allow: state tokens carry them (tokens.MAX_TOKEN_LENGTH).
-MAX_NAME_LENGTH_LIMIT: Final = 128
-#: The most errors one problem may list (ARBITER_MAX_ERRORS may lower it, not raise it): the
-#: engine collects at most this many (arbiter.engine.errors.MAX_COLLECTED).
-MAX_ERRORS_CEILING: Final = 100
 #: Variables the service sets for itself and nobody should set by hand.
 INTERNAL_VARIABLES: Final = (SERVER_STATE_KEY_VAR, "ARBITER_OWN_METRICS_DIR")
 
@@ -94,7 +90,7 @@ class Settings:
     #: longest player name (422 beyond)
     max_name_length: int = _var("ARBITER_MAX_NAME_LENGTH", DEFAULT_LIMITS.max_name_length, _integer)
     #: errors listed in one problem (the rest are counted); 1..MAX_ERRORS_CEILING
-    max_errors: int = _var("ARBITER_MAX_ERRORS", 50, _integer)
+    max_errors: int = _var("ARBITER_MAX_ERRORS", DEFAULT_MAX_ERRORS, _integer)
     #: seconds a request body may take to arrive, from the end of its head (408 beyond); the
     #: time the server spends between reads (scoring a streamed batch) does not count
     body_timeout: float = _var("ARBITER_BODY_TIMEOUT", 10.0, _number)

@@ -29,14 +29,12 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from arbiter.contract import MAX_TOKEN_LENGTH
 from arbiter.engine.position import Position
 from arbiter.engine.snapshot import SnapshotError, decode_position, encode_position
 
 TOKEN_VERSION: Final = 1
 MIN_SECRET_BYTES: Final = 32
-#: The longest token accepted (and the schema's maxLength): five players with names of 128
-#: characters of four UTF-8 bytes each still fit.
-MAX_TOKEN_LENGTH: Final = 4096
 
 _KEY_ID_BYTES: Final = 4
 _NONCE_BYTES: Final = 12

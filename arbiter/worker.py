@@ -197,8 +197,8 @@ def status_of(exc: BaseException) -> tuple[int, str]:
 
 def problem_bytes(status: int, reason: str, detail: str, request_id: str) -> bytes:
     """A whole HTTP/1.1 answer: the problem as JSON, the API's headers, then close."""
-    from arbiter.api.errors import PROBLEM_JSON, problem_document
     from arbiter.api.security import API_HEADERS
+    from arbiter.contract import PROBLEM_JSON, problem_document
 
     body = problem_document(status, reason, detail, request_id)
     head = [
@@ -237,7 +237,7 @@ class Worker(GeventWorker):
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         status, reason = status_of(exc)
-        from arbiter.api.errors import new_request_id
+        from arbiter.contract import new_request_id
 
         request_id = new_request_id()
         if status >= 500:

@@ -32,9 +32,10 @@ from arbiter.archive import Format
 from arbiter.archive.formats import COLUMNS, MAX_SEATS, open_writer
 from arbiter.archive.inputs import Input, Kind, expand, plan, read_piece
 from arbiter.archive.lines import split_lines
-from arbiter.archive.records import MAX_ID_LENGTH, Oversized, ScoringConfig
+from arbiter.archive.records import Oversized, ScoringConfig
 from arbiter.archive.runner import Job, Sink, run_here, run_task, run_with
 from arbiter.archive.summary import Summary
+from arbiter.contract import MAX_ID_LENGTH
 from arbiter.jsontext import JsonTextError, loads
 from arbiter.settings import Settings
 from tests.archive_support import (

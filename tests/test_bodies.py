@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arbiter.api import bodies, create_app
-from arbiter.api.errors import MAX_PROBLEM_BYTES, Problem, problem_document
+from arbiter.contract import MAX_PROBLEM_BYTES, Problem, problem_document
 from arbiter.engine.errors import MAX_COLLECTED, ArbiterErrors, OptionError
 from arbiter.engine.rulesets import get_ruleset, resolve_options
 from arbiter.settings import Settings, SettingsError

@@ -46,10 +46,12 @@ import arbiter
 from arbiter.engine.cards import cards_of, format_card
 from arbiter.engine.rulesets import RULESETS
 from arbiter.engine.scoring import sides
-from arbiter.web.strings import UI
+from arbiter.i18n import LANGS, area
 from tests import gunicorn_support
 from tests.api_support import EXAMPLES_DIR, ROOT
 from tests.gunicorn_support import Gunicorn
+
+UI = {lang: area(lang, "page") for lang in LANGS}
 
 # A headless Chromium drives the page served by a live gunicorn: not in the quick loop.
 pytestmark = pytest.mark.slow

@@ -21,6 +21,7 @@ import arbiter
 from arbiter import i18n
 from arbiter.cli import main
 from arbiter.commands import console
+from arbiter.words import CATALOGUE
 from tests.api_support import ROOT
 from tests.archive_support import lines_of, run_cli
 from tests.gunicorn_support import free_port
@@ -435,7 +436,7 @@ def test_the_summary_of_score_in_spanish(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_every_key_of_the_catalogue_has_both_languages_with_the_same_fields() -> None:
-    catalogue = i18n._TEXT  # the one catalogue: every key, both languages
+    catalogue = CATALOGUE  # the one catalogue: every key, both languages
     assert set(catalogue) == set(i18n.LANGS)
     english, spanish = catalogue["en"], catalogue["es"]
     assert set(english) == set(spanish)
@@ -454,7 +455,7 @@ def test_the_words_of_the_command_are_in_the_catalogue() -> None:
     for path in (ROOT / "arbiter" / "commands").glob("*.py"):
         written |= set(re.findall(r"""words\(\s*\w+,\s*"([a-z_.]+)\"""", path.read_text()))
     assert written, "no words found"
-    missing = sorted(k for k in written if f"cli.{k}" not in i18n._TEXT["en"])
+    missing = sorted(k for k in written if f"cli.{k}" not in CATALOGUE["en"])
     assert missing == []
 
 

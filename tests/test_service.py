@@ -26,13 +26,14 @@ from arbiter.api import create_app
 from arbiter.cache import StateCache
 from arbiter.cache.breaker import CircuitBreaker
 from arbiter.cache.stores import MemoryStore
+from arbiter.contract import MAX_TOKEN_LENGTH
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import Limits
 from arbiter.engine.moves import Move
 from arbiter.service import LIBRARY, Referee, UnknownState
 from arbiter.settings import Settings
 from arbiter.simulate import random_log
-from arbiter.tokens import MAX_TOKEN_LENGTH, Sealer
+from arbiter.tokens import Sealer
 
 SECRET = "service-tests-secret-0123456789abcdef"
 MATCH = random_log("tute-2p", random.Random(4), deals=3, options={"match_target": 5})

@@ -25,12 +25,13 @@ from hypothesis import strategies as st
 
 import arbiter
 from arbiter.api import create_app
+from arbiter.contract import MAX_NAME_LENGTH_LIMIT, MAX_TOKEN_LENGTH
 from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.position import Position
 from arbiter.service import Referee
-from arbiter.settings import MAX_NAME_LENGTH_LIMIT, SERVER_STATE_KEY_VAR, Settings, SettingsError
+from arbiter.settings import SERVER_STATE_KEY_VAR, Settings, SettingsError
 from arbiter.simulate import random_log
-from arbiter.tokens import MAX_TOKEN_LENGTH, Sealer, TokenError
+from arbiter.tokens import Sealer, TokenError
 from tests.api_support import PROBLEM_JSON, metric_value
 
 SECRET = "tokens-tests-secret-0123456789abcdef"

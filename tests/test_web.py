@@ -28,9 +28,11 @@ from markupsafe import escape
 from arbiter.api.schemas import OBLIGATIONS, REASONS
 from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS
 from arbiter.engine.state import IllegalCode
+from arbiter.i18n import LANGS, area
 from arbiter.web import documents
-from arbiter.web.strings import UI
 from tests.api_support import EXAMPLES_DIR, ROOT, committed_spec, make_client
+
+UI = {lang: area(lang, "page") for lang in LANGS}
 
 WEB = ROOT / "arbiter" / "web"
 DOCS = ROOT / "docs"

@@ -19,6 +19,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from arbiter import __version__
 from arbiter.api import errors, limits, logs, security
 from arbiter.api.metrics import Metrics
+from arbiter.contract import new_request_id
 from arbiter.service import Referee
 from arbiter.settings import Settings
 
@@ -111,7 +112,7 @@ def _instrument(app: Flask) -> None:
     @app.before_request
     def _start() -> None:
         incoming = request.headers.get("X-Request-ID", "")
-        g.request_id = incoming if _REQUEST_ID.fullmatch(incoming) else errors.new_request_id()
+        g.request_id = incoming if _REQUEST_ID.fullmatch(incoming) else new_request_id()
         g.started = time.perf_counter()
 
     @app.after_request

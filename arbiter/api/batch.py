@@ -21,10 +21,10 @@ from typing import Any
 from flask import Response, request, stream_with_context
 
 from arbiter.api import bodies
-from arbiter.api.errors import Problem
 from arbiter.api.metrics import Metrics
 from arbiter.archive.batch import Stop, score_batch
 from arbiter.archive.records import Scored, Scorer, ScoringConfig
+from arbiter.contract import Problem
 from arbiter.i18n import Lang
 from arbiter.service import Referee
 from arbiter.settings import Settings

@@ -32,7 +32,7 @@ from typing import Any
 from flask import current_app, request
 from werkzeug.http import parse_options_header
 
-from arbiter.api.errors import Problem
+from arbiter.contract import Problem
 from arbiter.jsontext import JsonTextError, loads
 from arbiter.settings import Settings
 

@@ -20,8 +20,8 @@ from marshmallow import Schema
 from arbiter import BUILD, __version__
 from arbiter.api import batch, bodies, examples
 from arbiter.api import schemas as s
-from arbiter.api.errors import PROBLEM_JSON, Problem
 from arbiter.api.metrics import Metrics
+from arbiter.contract import PROBLEM_JSON, Problem
 from arbiter.engine.rulesets import RULESETS
 from arbiter.i18n import Lang, pick_lang
 from arbiter.report import Replay, Verdict

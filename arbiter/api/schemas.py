@@ -13,9 +13,8 @@ from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
-from arbiter.archive.records import MAX_ID_LENGTH
+from arbiter.contract import DEFAULT_LIMITS, MAX_DEALS, MAX_ID_LENGTH, MAX_TOKEN_LENGTH
 from arbiter.engine.cards import RANKS
-from arbiter.engine.log import DEFAULT_LIMITS, MAX_DEALS
 from arbiter.engine.match import Status
 from arbiter.engine.moves import EVENT_TYPES, TUTE_OF
 from arbiter.engine.obligations import Obligation
@@ -30,7 +29,6 @@ from arbiter.engine.rulesets import (
 )
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
-from arbiter.tokens import MAX_TOKEN_LENGTH
 
 # The contract's closed sets are the engine's enums, never restated.
 REASONS = tuple(r.value for r in Reason)

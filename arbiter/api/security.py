@@ -13,7 +13,7 @@ import hmac
 
 from flask import Flask, Response, g, request
 
-from arbiter.api.errors import Problem
+from arbiter.contract import Problem
 from arbiter.settings import Settings
 
 #: Paths under /v1/ that stay open: the contract (the /docs page reads it).

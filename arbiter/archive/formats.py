@@ -20,8 +20,8 @@ from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
 from arbiter.archive import Format
 from arbiter.archive.records import Scored, Source, encode_body, stamp
+from arbiter.contract import clip
 from arbiter.engine.rulesets import RULESETS
-from arbiter.problems import clip
 
 if TYPE_CHECKING:
     import pyarrow.parquet

@@ -3,7 +3,7 @@ Dask.
 
 A game's line is ``{"id", "source", ...the body of POST /v1/scores}``; a line that cannot be
 scored is ``{"id", "source", "error": {"status", "title", "errors": [{"pointer", "message"}]}}``
-(errors bounded as in problems: :mod:`arbiter.problems`). ``id`` is the log's own top-level
+(errors bounded as in problems: :mod:`arbiter.contract`). ``id`` is the log's own top-level
 ``"id"`` (a string of 1 to :data:`MAX_ID_LENGTH` characters) or, without one, the ``source``:
 ``FILE:LINE`` for files, the line number for a batch or a list of lines.
 
@@ -21,16 +21,15 @@ from typing import Any, Final, NamedTuple
 
 import orjson
 
+from arbiter.contract import MAX_ID_LENGTH, error_list, input_errors
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import Limits
 from arbiter.i18n import Lang
 from arbiter.jsontext import JsonTextError, loads
-from arbiter.problems import error_list, input_errors
 from arbiter.service import Referee
 from arbiter.settings import Settings
 
 #: Longest ``id`` a log may carry, in characters.
-MAX_ID_LENGTH: Final = 128
 #: What JSON counts as white space (a line of nothing else is blank, and skipped).
 _JSON_SPACE: Final = b" \t\r\n"
 

@@ -23,70 +23,16 @@ from arbiter.conformance.engines import Trouble
 from arbiter.conformance.rules import all_rules
 from arbiter.conformance.vectors import KIT_VERSION, Ask, dumps
 from arbiter.engine.errors import ArbiterError
-from arbiter.i18n import Lang
+from arbiter.i18n import Lang, text
 
 #: How many moves an explanation quotes, and how long a JSON value it shows.
 QUOTED_MOVES: Final = 3
 SHOWN: Final = 240
 
-_WORDS: Final[dict[Lang, dict[str, str]]] = {
-    "en": {
-        "title": "Conformance of {engine}",
-        "rule": "rule",
-        "all": "all",
-        "summary": "{total} vectors: {passed} passed, {failed} failed, {unsupported} unsupported"
-        " — {speed:.0f} vectors/s",
-        "failures": "Failing rules (the smallest failing vector of each)",
-        "vector": "{rule} — in {rulesets}; vector {id} (events: {events}; ask: {ask})",
-        "expected": "expected",
-        "said": "the engine said",
-        "referee": "The referee: {message}",
-        "allowed_too": "The engine allows a move the referee does not: {message}",
-        "left_out": "The engine leaves out a move the referee allows: {message}",
-        "refused": "The referee refuses this log: {detail}",
-        "accepted": "The referee accepts this log, and the engine refused it.",
-        "field": "At {path} the replays part.",
-        "trouble.timeout": "No answer within {detail}.",
-        "trouble.exited": "The engine ended ({detail}).",
-        "trouble.garbage": "Its answer is not a JSON object: {detail}",
-        "trouble.desync": "It answered another vector ({detail}).",
-        "trouble.unreachable": "The service cannot be reached: {detail}",
-        "trouble.status": "The service answered {detail}",
-        "trouble.gave_up": "Not asked: the engine had failed to answer {detail}.",
-        "gave_up": "The checker gave up on the engine after {failures} failures to answer in a"
-        " row: {left} vectors were not asked. The last failure: {why}",
-    },
-    "es": {
-        "title": "Conformidad de {engine}",
-        "rule": "regla",
-        "all": "todas",
-        "summary": "{total} vectores: {passed} correctos, {failed} fallidos, {unsupported} sin"
-        " soporte — {speed:.0f} vectores/s",
-        "failures": "Reglas que fallan (el vector fallido más pequeño de cada una)",
-        "vector": "{rule} — en {rulesets}; vector {id} (eventos: {events}; pregunta: {ask})",
-        "expected": "se esperaba",
-        "said": "el motor dijo",
-        "referee": "El árbitro: {message}",
-        "allowed_too": "El motor permite una jugada que el árbitro no permite: {message}",
-        "left_out": "El motor omite una jugada que el árbitro permite: {message}",
-        "refused": "El árbitro rechaza este registro: {detail}",
-        "accepted": "El árbitro acepta este registro, y el motor lo rechazó.",
-        "field": "En {path} las adjudicaciones difieren.",
-        "trouble.timeout": "Sin respuesta en {detail}.",
-        "trouble.exited": "El motor terminó ({detail}).",
-        "trouble.garbage": "Su respuesta no es un objeto JSON: {detail}",
-        "trouble.desync": "Respondió a otro vector ({detail}).",
-        "trouble.unreachable": "No se puede contactar con el servicio: {detail}",
-        "trouble.status": "El servicio respondió {detail}",
-        "trouble.gave_up": "No preguntado: el motor ya había fallado {detail}.",
-        "gave_up": "El comprobador dejó de preguntar al motor tras {failures} fallos seguidos"
-        " sin respuesta: {left} vectores quedaron sin preguntar. El último fallo: {why}",
-    },
-}
-
 
 def words(lang: Lang, key: str, **fields: object) -> str:
-    return _WORDS[lang][key].format(**fields)
+    """The report's words (``kit.`` + key) in ``lang``."""
+    return text(lang, f"kit.{key}", **fields)
 
 
 def shown(value: Any) -> str:

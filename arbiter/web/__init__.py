@@ -29,7 +29,7 @@ from flask import Blueprint, Flask, Response, current_app, render_template, requ
 from markupsafe import Markup
 
 from arbiter import __version__
-from arbiter.api.errors import Problem
+from arbiter.contract import Problem
 from arbiter.engine.cards import (
     NOTATIONS,
     Notation,
@@ -40,9 +40,8 @@ from arbiter.engine.cards import (
     format_suit,
 )
 from arbiter.engine.rulesets import RULESETS
-from arbiter.i18n import LANGS, Lang, Phrases, pick_lang
+from arbiter.i18n import LANGS, Lang, Phrases, area, pick_lang
 from arbiter.web import documents
-from arbiter.web.strings import UI
 
 web = Blueprint(
     "web",
@@ -84,7 +83,7 @@ class _Site:
         """The page script's data (rulesets, cards, words), as JSON safe inside ``<script>``."""
         data = {
             "version": __version__,
-            "strings": UI,
+            "strings": {lang: area(lang, "page") for lang in LANGS},
             "rulesets": {name: r.to_dict() for name, r in RULESETS.items()},
             "cards": {n: _card_table(cast(Notation, n)) for n in NOTATIONS},
         }
@@ -139,7 +138,7 @@ def page_lang() -> Lang:
 
 
 def _page(template: str, lang: Lang, **context: Any) -> Response:
-    words = UI[lang]
+    words = area(lang, "page")
     html = render_template(
         template,
         lang=lang,
