@@ -13,9 +13,9 @@ for the conformance report). :func:`text` looks any of them up, :func:`area` giv
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
-from arbiter.engine.cards import Card, Notation, card_rank, card_suit
+from arbiter.engine.cards import PACK_SIZE, Card, Notation, card_rank, card_suit
 from arbiter.words import CATALOGUE
 from arbiter.words.referee import FEMININE, OF, OR, RANK_WORDS, SUIT_WORDS
 
@@ -56,6 +56,25 @@ def area(lang: Lang, prefix: str) -> dict[str, str]:
     return {k[len(start) :]: v for k, v in CATALOGUE[lang].items() if k.startswith(start)}
 
 
+def _card_names(lang: Lang, notation: Notation) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Every card's name in ``lang`` and ``notation``: with its article, and without."""
+    ranks, suits = RANK_WORDS[(lang, notation)], SUIT_WORDS[(lang, notation)]
+    bare, named = [], []
+    for card in range(PACK_SIZE):
+        rank = ranks[card_rank(card)]
+        words = f"{rank}{OF[lang]}{suits[card_suit(card)]}"
+        bare.append(words)
+        if lang == "en":
+            named.append("the " + words)
+        else:  # Spanish card names take their own gender: la sota, el rey
+            named.append(("la " if rank in FEMININE else "el ") + words)
+    return tuple(named), tuple(bare)
+
+
+#: Card names by language and notation, made once: a message names several cards.
+_CARD_NAMES: Final = {(lang, n): _card_names(lang, n) for lang in LANGS for n in get_args(Notation)}
+
+
 class Phrases:
     """The catalogue in one language and notation, with the players' names."""
 
@@ -64,26 +83,22 @@ class Phrases:
         self.notation = notation
         self.players = players
         self._text = CATALOGUE[lang]
+        self._named, self._bare = _CARD_NAMES[(lang, notation)]
+        self._suits = SUIT_WORDS[(lang, notation)]
 
     def text(self, key: str, **fields: object) -> str:
         return self._text[key].format(**fields)
 
     def card(self, card: Card, *, article: bool = True) -> str:
         """``the four of bastos`` / ``el cuatro de bastos``."""
-        rank = RANK_WORDS[(self.lang, self.notation)][card_rank(card)]
-        words = f"{rank}{OF[self.lang]}{self.suit(card_suit(card))}"
-        if not article:
-            return words
-        if self.lang == "en":
-            return "the " + words
-        return ("la " if rank in FEMININE else "el ") + words
+        return self._named[card] if article else self._bare[card]
 
     def cards(self, cards: Sequence[Card]) -> str:
         """``five of oros or king of oros``: a list of alternatives, without articles."""
-        return OR[self.lang].join(self.card(c, article=False) for c in cards)
+        return OR[self.lang].join([self._bare[c] for c in cards])
 
     def suit(self, suit: int) -> str:
-        return SUIT_WORDS[(self.lang, self.notation)][suit]
+        return self._suits[suit]
 
     def name(self, seat: int) -> str:
         return self.players[seat]

@@ -8,16 +8,26 @@ makes them. Messages come from :mod:`arbiter.i18n`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, Final, get_args
 
-from arbiter.engine.cards import Notation, card_codes, display_order, format_card, format_suit
+from arbiter.engine.cards import (
+    PACK_SIZE,
+    Card,
+    Notation,
+    card_codes,
+    display_order,
+    format_card,
+    format_suit,
+)
 from arbiter.engine.log import Header
 from arbiter.engine.match import Illegal, MatchState, Status
 from arbiter.engine.moves import PLAY, SING, TUTE, TUTE_OF, Move
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.position import Judgement, Position, PositionView, Ruling
 from arbiter.engine.records import Cante, Renuncio
+from arbiter.engine.rulesets import MAX_PLAYERS
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
 from arbiter.engine.setup import mano
 from arbiter.engine.state import LAST_TRICK_BONUS, DealState, IllegalCode, cante_points
@@ -154,10 +164,10 @@ def _deal(
     tricks = [
         {
             "leader": t.leader,
-            "plays": [{"seat": s, "card": codes[c]} for s, c in t.plays],
+            "plays": _seat_cards(t.plays, notation),
             "winner": t.winner,
             "points": t.points,
-            "draws": [{"seat": s, "card": codes[c]} for s, c in t.draws],
+            "draws": _seat_cards(t.draws, notation),
         }
         for t in state.tricks
     ]
@@ -165,7 +175,7 @@ def _deal(
         tricks.append(
             {
                 "leader": state.leader,
-                "plays": [{"seat": s, "card": codes[c]} for s, c in state.trick],
+                "plays": _seat_cards(state.trick, notation),
                 "winner": None,
                 "points": None,
                 "draws": [],
@@ -181,11 +191,32 @@ def _deal(
         "exchanges": [
             {"seat": e.seat, "gave": codes[e.gave], "took": codes[e.took]} for e in state.exchanges
         ],
-        **_deal_scores(match, state, outcome, words),
     }
+    _add_scores(body, match, state, outcome, words)
     if match.header.ruleset.stock:
         body["stock_left"] = state.stock_left
     return body
+
+
+def _seat_card_dicts(notation: Notation) -> tuple[dict[str, Any], ...]:
+    codes = card_codes(notation)
+    return tuple(
+        {"seat": s, "card": codes[c]} for s in range(MAX_PLAYERS) for c in range(PACK_SIZE)
+    )
+
+
+#: ``{"seat", "card"}`` of every seat and card, by notation: a body's plays and draws are copies
+#: of these (a copy of a small dict skips building its keys: measured 0.9 us less per tute-4p
+#: deal's body, 9 % of to_dict).
+_SEAT_CARDS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
+    n: _seat_card_dicts(n) for n in get_args(Notation)
+}
+
+
+def _seat_cards(pairs: Sequence[tuple[int, Card]], notation: Notation) -> list[dict[str, Any]]:
+    """``[{"seat", "card"}, ...]`` of (seat, card) pairs (plays or draws), codes in ``notation``."""
+    table = _SEAT_CARDS[notation]
+    return [table[seat * PACK_SIZE + card].copy() for seat, card in pairs]
 
 
 def _cante(c: Cante, notation: Notation) -> dict[str, Any]:
@@ -197,30 +228,41 @@ def _deal_scores(
     match: MatchState, state: DealState, outcome: Outcome | None, words: Phrases
 ) -> dict[str, Any]:
     """What ``/v1/scores`` keeps of a deal: violations, scores, outcome and (pairs) sides."""
+    body: dict[str, Any] = {}
+    _add_scores(body, match, state, outcome, words)
+    return body
+
+
+def _add_scores(
+    body: dict[str, Any],
+    match: MatchState,
+    state: DealState,
+    outcome: Outcome | None,
+    words: Phrases,
+) -> None:
+    """Add :func:`_deal_scores` to a deal's ``body`` (in place: the whole deal's body is built
+    without a second dict to merge)."""
     totals = state.totals()
     last = state.last_trick_winner
-    body: dict[str, Any] = {
-        "violations": [_violation(v, state, words) for v in state.violations],
-        "scores": [
-            {
-                "seat": s,
-                "tricks": state.tricks_won[s],
-                "card_points": state.card_points[s],
-                "cantes": state.cante_points[s],
-                "last_trick": LAST_TRICK_BONUS if s == last else 0,
-                "total": totals[s],
-            }
-            for s in range(state.players)
-        ],
-        "outcome": None if outcome is None else _outcome(state, outcome, words),
-    }
+    body["violations"] = [_violation(v, state, words) for v in state.violations]
+    body["scores"] = [
+        {
+            "seat": s,
+            "tricks": state.tricks_won[s],
+            "card_points": state.card_points[s],
+            "cantes": state.cante_points[s],
+            "last_trick": LAST_TRICK_BONUS if s == last else 0,
+            "total": totals[s],
+        }
+        for s in range(state.players)
+    ]
+    body["outcome"] = None if outcome is None else _outcome(state, outcome, words)
     ruleset = match.header.ruleset
     if ruleset.pairs:
         body["sides"] = [
-            {"seats": list(side), "total": sum(totals[s] for s in side)}
+            {"seats": list(side), "total": totals[side[0]] + totals[side[1]]}
             for side in sides(ruleset, state.players)
         ]
-    return body
 
 
 def _violation(v: Renuncio, state: DealState, words: Phrases) -> dict[str, Any]:
@@ -378,7 +420,7 @@ def view_dict(view: PositionView, header: Header) -> dict[str, Any]:
         "trick": {
             "number": view.trick_no,
             "leader": view.leader,
-            "plays": [{"seat": seat, "card": codes[c]} for seat, c in view.trick],
+            "plays": _seat_cards(view.trick, notation),
         },
         "trump": suit,
         "turned": None if view.turned < 0 else codes[view.turned],

@@ -397,6 +397,9 @@ _OPTION_SPECS: Final[dict[str, dict[str, OptionSpec]]] = {
 }
 
 
+#: The most players any ruleset seats.
+MAX_PLAYERS: Final = max(n for r in RULESETS.values() for n in r.players)
+
 #: Every option of any ruleset, once each, in the order the rulesets declare them.
 OPTION_SPECS: Final[dict[str, OptionSpec]] = {
     spec.name: spec for r in RULESETS.values() for spec in r.option_specs

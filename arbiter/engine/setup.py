@@ -24,14 +24,15 @@ from arbiter.engine.cards import (
 )
 from arbiter.engine.errors import CardCodeError, SetupError
 from arbiter.engine.obligations import NO_TRUMP
+from arbiter.engine.records import Record
 from arbiter.engine.rulesets import Ruleset
 
 
 @final
-class DealSetup:
+class DealSetup(Record):
     """The cards as dealt. ``hands`` are bitmasks by seat; ``stock`` is in draw order;
     ``trump_card`` is the turned card (tute-2p: last of the stock) or the dealer's shown card,
-    None without. Immutable by convention (a plain class: see :class:`~arbiter.engine.log.Header`).
+    None without. A record (see :class:`~arbiter.engine.log.Header`).
     """
 
     __slots__ = ("dealer", "hands", "stock", "trump_card")
@@ -44,24 +45,13 @@ class DealSetup:
         self.stock = stock
         self.trump_card = trump_card
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DealSetup) and (
-            self.dealer,
-            self.hands,
-            self.stock,
-            self.trump_card,
-        ) == (other.dealer, other.hands, other.stock, other.trump_card)
-
-    def __hash__(self) -> int:
-        return hash((self.dealer, self.hands, self.stock, self.trump_card))
-
-    def __repr__(self) -> str:
-        return f"DealSetup({self.dealer}, {self.hands}, {self.stock}, {self.trump_card})"
-
     @property
     def trump(self) -> int:
         """The trump suit the deal starts with (:data:`NO_TRUMP` until a call makes one)."""
         return NO_TRUMP if self.trump_card is None else card_suit(self.trump_card)
+
+    def astuple(self) -> tuple[int, tuple[int, ...], tuple[Card, ...], Card | None]:
+        return (self.dealer, self.hands, self.stock, self.trump_card)
 
 
 def mano(dealer: int, players: int) -> int:

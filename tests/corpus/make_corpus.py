@@ -5,7 +5,8 @@ can be held to the answers of that commit (tests/test_frozen_corpus.py). It is k
 the corpus was made; running it again on a later commit makes a new baseline, which is only
 right when an answer is meant to change (say so in the commit).
 
-Each line holds a log and, for each language, the SHA-256 of the canonical JSON of
+Each line holds a log and, for each language, the SHA-256 of the JSON (as the API writes it,
+keys in their order) of
 ``POST /v1/replays`` (without ``state_id``) and of ``POST /v1/scores``, and for logs whose last
 deal is unfinished the digests of ``POST /v1/moves/validate`` on a few moves: every legal move's
 first, a card of the hand that may be a renuncio, a card not held, a move out of turn, and each
@@ -23,6 +24,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 import arbiter
 from arbiter.engine.cards import format_card
 from arbiter.engine.errors import ArbiterError
@@ -34,12 +37,9 @@ COUNT = 3000
 SEED = 20261201
 
 
-def canonical(body: Any) -> bytes:
-    return json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 def digest(body: Any) -> str:
-    return hashlib.sha256(canonical(body)).hexdigest()
+    """The SHA-256 of the body's bytes as the HTTP API writes them (orjson: keys in order)."""
+    return hashlib.sha256(orjson.dumps(body)).hexdigest()
 
 
 def without_state_id(body: dict[str, Any]) -> dict[str, Any]:
