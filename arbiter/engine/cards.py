@@ -114,10 +114,30 @@ def cards_of(mask: int) -> list[Card]:
     return out
 
 
+#: The 40 cards as a player reads them: by suit (O C E B), then by rank number (as, 2 ... rey).
+DISPLAY_ORDER: Final[tuple[Card, ...]] = tuple(
+    sorted(range(PACK_SIZE), key=lambda c: (card_suit(c), card_rank(c)))
+)
+#: Each card's place in :data:`DISPLAY_ORDER`.
+_DISPLAY_PLACE: Final[tuple[int, ...]] = tuple(DISPLAY_ORDER.index(c) for c in range(PACK_SIZE))
+#: For every set of one suit's cards (its 10 bits of a mask), their strengths in display order.
+_SUIT_DISPLAY: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(sorted((i for i in range(10) if bits >> i & 1), key=RANKS_BY_STRENGTH.__getitem__))
+    for bits in range(1 << 10)
+)
+
+
 def display_order(cards: list[Card] | int) -> list[Card]:
-    """Cards sorted as a player reads them: by suit (O C E B), then by rank number."""
-    seq = cards_of(cards) if isinstance(cards, int) else cards
-    return sorted(seq, key=lambda c: (c // 10, card_rank(c)))
+    """Cards sorted as a player reads them: by suit (O C E B), then by rank number. A mask is
+    read suit by suit through :data:`_SUIT_DISPLAY`, without sorting (a position view shows
+    every hand: measured 20K instructions a view before, on a sort with a key)."""
+    if not isinstance(cards, int):
+        return sorted(cards, key=_DISPLAY_PLACE.__getitem__)
+    out: list[Card] = []
+    for base in (0, 10, 20, 30):
+        for strength in _SUIT_DISPLAY[cards >> base & 0x3FF]:
+            out.append(base + strength)
+    return out
 
 
 # --- codes ---------------------------------------------------------------------------------

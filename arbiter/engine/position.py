@@ -16,15 +16,14 @@ questions and the table editor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple, final
 
 from arbiter.engine.cards import Card, Mask
 from arbiter.engine.log import Header
 from arbiter.engine.moves import PLAY, Move
 from arbiter.engine.obligations import Obligation
-from arbiter.engine.records import Cante, Renuncio
+from arbiter.engine.records import Cante, Record, Renuncio
 from arbiter.engine.scoring import MatchStanding, Outcome, deal_outcome
 from arbiter.engine.setup import DealSetup, mano
 from arbiter.engine.state import DealState, IllegalCode
@@ -190,41 +189,132 @@ def _known_stock(deal: DealState) -> tuple[Card, ...]:
     return ()
 
 
-@dataclass(frozen=True, slots=True)
-class PositionView:
+@final
+class PositionView(Record):
     """A point of a deal as the table sees it (every hand shown, as to the referee).
 
     Cards and hands are ints and masks (see :mod:`arbiter.engine.cards`); ``trump`` is
     ``NO_TRUMP`` while there is none and ``turned`` -1 without a turned card. ``turn`` is None
     once the deal (or the match) is over; ``correct`` and ``declarations`` are what the seat to
-    act may do: its plays that are no renuncio, and the declarations open to it.
+    act may do: its plays that are no renuncio, and the declarations open to it. A record, not a
+    frozen dataclass (whose interpreted ``__init__`` made a view cost 41K instructions of its
+    58K: the steps of a replay make one per event).
     """
 
-    deal: int
-    dealer: int
-    mano: int
-    trump: int
-    turned: Card
-    hands: tuple[Mask, ...]
-    stock_left: int
-    stock_known: tuple[Card, ...]
-    leader: int
-    trick: tuple[tuple[int, Card], ...]
-    trick_no: int
-    tricks_won: tuple[int, ...]
-    card_points: tuple[int, ...]
-    cante_points: tuple[int, ...]
-    #: each seat's deal total so far (with the last trick's ten once it is won)
-    totals: tuple[int, ...]
-    cantes: tuple[Cante, ...]
-    #: (seat, suit) of the cantes held and not sung (declared-cante rulesets)
-    open_cantes: tuple[tuple[int, int], ...]
-    sung: int
-    strict: bool
-    turn: int | None
-    correct: Mask
-    declarations: tuple[Move, ...]
-    events: int
-    over: bool
-    outcome: Outcome | None
-    match_over: bool
+    __slots__ = (
+        "cante_points",
+        "cantes",
+        "card_points",
+        "correct",
+        "deal",
+        "dealer",
+        "declarations",
+        "events",
+        "hands",
+        "leader",
+        "mano",
+        "match_over",
+        "open_cantes",
+        "outcome",
+        "over",
+        "stock_known",
+        "stock_left",
+        "strict",
+        "sung",
+        "totals",
+        "trick",
+        "trick_no",
+        "tricks_won",
+        "trump",
+        "turn",
+        "turned",
+    )
+
+    def __init__(
+        self,
+        *,
+        deal: int,
+        dealer: int,
+        mano: int,
+        trump: int,
+        turned: Card,
+        hands: tuple[Mask, ...],
+        stock_left: int,
+        stock_known: tuple[Card, ...],
+        leader: int,
+        trick: tuple[tuple[int, Card], ...],
+        trick_no: int,
+        tricks_won: tuple[int, ...],
+        card_points: tuple[int, ...],
+        cante_points: tuple[int, ...],
+        totals: tuple[int, ...],
+        cantes: tuple[Cante, ...],
+        open_cantes: tuple[tuple[int, int], ...],
+        sung: int,
+        strict: bool,
+        turn: int | None,
+        correct: Mask,
+        declarations: tuple[Move, ...],
+        events: int,
+        over: bool,
+        outcome: Outcome | None,
+        match_over: bool,
+    ) -> None:
+        self.deal = deal
+        self.dealer = dealer
+        self.mano = mano
+        self.trump = trump
+        self.turned = turned
+        self.hands = hands
+        self.stock_left = stock_left
+        self.stock_known = stock_known
+        self.leader = leader
+        self.trick = trick
+        self.trick_no = trick_no
+        self.tricks_won = tricks_won
+        self.card_points = card_points
+        self.cante_points = cante_points
+        #: each seat's deal total so far (with the last trick's ten once it is won)
+        self.totals = totals
+        self.cantes = cantes
+        #: (seat, suit) of the cantes held and not sung (declared-cante rulesets)
+        self.open_cantes = open_cantes
+        self.sung = sung
+        self.strict = strict
+        self.turn = turn
+        self.correct = correct
+        self.declarations = declarations
+        self.events = events
+        self.over = over
+        self.outcome = outcome
+        self.match_over = match_over
+
+    def astuple(self) -> tuple[Any, ...]:
+        return (
+            self.deal,
+            self.dealer,
+            self.mano,
+            self.trump,
+            self.turned,
+            self.hands,
+            self.stock_left,
+            self.stock_known,
+            self.leader,
+            self.trick,
+            self.trick_no,
+            self.tricks_won,
+            self.card_points,
+            self.cante_points,
+            self.totals,
+            self.cantes,
+            self.open_cantes,
+            self.sung,
+            self.strict,
+            self.turn,
+            self.correct,
+            self.declarations,
+            self.events,
+            self.over,
+            self.outcome,
+            self.match_over,
+        )
