@@ -103,8 +103,9 @@ pytest: install-test
 
 # The quick local loop: every test not marked `slow` (live servers, the browser, clusters,
 # commands run as processes: see the marker in pyproject.toml), no lint; `make test` runs all.
+# Spread over the machine's CPUs (pytest-xdist): every test starts what it needs on free ports.
 test-quick: install-test
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q -m "not slow" -n auto
 
 # The engine, property and API tests on the pure build (CI runs them after the whole suite).
 test-pure: install-test
@@ -118,6 +119,7 @@ test: lint pytest
 
 bench: install-bench
 	$(BIN)/python benchmarks/bench_engine.py
+	$(BIN)/python benchmarks/bench_overhead.py
 
 # Regenerate the committed OpenAPI contract from the code (a test fails when they differ).
 spec: install

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from arbiter.cache import CacheObserver, PrefixKeys, StateCache, build_cache
+from arbiter.cache.keys import within_limits
 from arbiter.contract import MAX_TOKEN_LENGTH
 from arbiter.engine.errors import ArbiterError, LogError
 from arbiter.engine.log import DEFAULT_LIMITS, Limits, parse_deal, parse_header, raw_deals
@@ -222,9 +223,11 @@ class Referee:
         of its prefixes and the index of the one it resumed from (None: from the start). With
         ``every_deal``, every deal of a resumed state is unpacked (the report reads them all)."""
         cache = self.cache
-        keys = None if cache is None else cache.keys_for(log)
+        # A log past the limits is refused by the replay: no key is worth computing for it.
+        if cache is None or not within_limits(log, self.limits.max_deals):
+            return replay(log, self.limits), None, None
+        keys = cache.keys_for(log)
         if keys is not None:
-            assert cache is not None
             found = cache.load_first([key for _, key in keys.lookups])
             if found is not None:
                 index, snapshot = found

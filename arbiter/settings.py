@@ -94,11 +94,18 @@ class Settings:
     #: seconds a request body may take to arrive, from the end of its head (408 beyond); the
     #: time the server spends between reads (scoring a streamed batch) does not count
     body_timeout: float = _var("ARBITER_BODY_TIMEOUT", 10.0, _number)
-    #: most games (non-blank lines) in one POST /v1/scores/batch; the answer ends with an
-    #: error line past them
+    #: most lines in one POST /v1/scores/batch, blank ones too; the answer ends with an error
+    #: line past them
     batch_max_lines: int = _var("ARBITER_BATCH_MAX_LINES", 10_000, _integer)
     #: largest body of one POST /v1/scores/batch, decoded (gzip) or not
     batch_max_bytes: int = _var("ARBITER_BATCH_MAX_BYTES", 64 * 1024 * 1024, _integer)
+    #: batches one worker scores at once; one more is a 429 problem (Retry-After)
+    batch_concurrency: int = _var("ARBITER_BATCH_CONCURRENCY", 2, _integer)
+    #: answer bytes a batch keeps for a client that sends its whole body before it reads
+    batch_buffer_bytes: int = _var("ARBITER_BATCH_BUFFER_BYTES", 16 * 1024 * 1024, _integer)
+    #: seconds a batch's answer waits for the client to take its next bytes, once they are
+    #: past the buffer or the body is read; past them the connection is reset
+    send_timeout: float = _var("ARBITER_SEND_TIMEOUT", 10.0, _number)
     # --- logs and metrics ---
     #: log level of the service's own logger (and of gunicorn's)
     log_level: str = _var("ARBITER_LOG_LEVEL", "INFO", _upper)
@@ -159,6 +166,9 @@ class Settings:
     graceful_timeout: int = _var("ARBITER_GRACEFUL_TIMEOUT", 20, _integer)
     #: seconds a connection has to send each request head (and stays idle between requests)
     keepalive: int = _var("ARBITER_KEEPALIVE", 5, _integer)
+    #: peers (addresses or networks, comma-separated) whose X-Forwarded-* and SCRIPT_NAME
+    #: headers gunicorn trusts: a proxy in front; empty: nobody's
+    forwarded_allow_ips: str = _var("ARBITER_FORWARDED_ALLOW_IPS", "", _text)
     #: requests after which a worker is replaced (plus a random jitter up to the second)
     max_requests: int = _var("ARBITER_MAX_REQUESTS", 200_000, _integer)
     max_requests_jitter: int = _var("ARBITER_MAX_REQUESTS_JITTER", 20_000, _integer)
@@ -246,6 +256,12 @@ class Settings:
             raise SettingsError("ARBITER_MAX_BODY_BYTES must be > 0")
         if self.batch_max_lines <= 0 or self.batch_max_bytes <= 0:
             raise SettingsError("ARBITER_BATCH_MAX_LINES and ARBITER_BATCH_MAX_BYTES must be > 0")
+        if self.batch_concurrency < 1 or self.batch_buffer_bytes < 0:
+            raise SettingsError(
+                "ARBITER_BATCH_CONCURRENCY must be 1 or more, ARBITER_BATCH_BUFFER_BYTES >= 0"
+            )
+        if not self.send_timeout > 0:
+            raise SettingsError("ARBITER_SEND_TIMEOUT must be a number of seconds > 0")
         if not 1 <= self.max_errors <= MAX_ERRORS_CEILING:
             raise SettingsError(f"ARBITER_MAX_ERRORS must be from 1 to {MAX_ERRORS_CEILING}")
         if not self.body_timeout > 0:

@@ -1,19 +1,28 @@
 """Sealed state tokens: the ``state_id`` of docs/api.md, a position the client carries for us.
 
 A token is the engine's position bytes (:func:`arbiter.engine.snapshot.encode_position`) sealed
-with AES-256-GCM-SIV, from the well-kept ``cryptography`` package: the client can neither read
-it (other players' hands are in it) nor alter it, and any worker of any replica opens it with
-the same key — no shared store, Redis up or down.
+with AES-256-GCM-SIV, from the well-kept ``cryptography`` package: its holder can neither decrypt
+it nor alter it, and any worker of any replica opens it with the same key — no shared store,
+Redis up or down.
 
-Layout (before base64url, unpadded): one version byte, a 4-byte key id, a 12-byte random nonce,
-then the ciphertext with its 16-byte tag; the version and key id are authenticated too. The
+A token is a capability, not a secret kept from its holder: the answers to a move validated on
+it list the legal moves (the hand of the seat to act), judge any card proposed (held or not),
+and every ``ok`` hands out the next token, so a holder who walks them learns every hand and the
+stock. It belongs to the table's server, which knows every hand; never to a player. Nothing is
+kept here: an older token stays valid (a server that wants no undo keeps the last one itself).
+
+Layout (before base64url, unpadded and canonical: a text with unused bits set is refused, so a
+token has one spelling): one version byte, a 4-byte key id, a 12-byte random nonce, then the
+ciphertext with its 16-byte tag; the version and key id are authenticated too. The
 AEAD keys are derived with HKDF-SHA256 from the configured secrets (each at least
 :data:`MIN_SECRET_BYTES` bytes of UTF-8). The first secret seals; every secret opens, so keys
 rotate by putting the new one first and dropping the old one once its tokens no longer matter.
 
 GCM-SIV keeps its guarantees if a random nonce ever repeats (it then reveals only that two
-tokens hold the same position). Tokens are not compressed before sealing: a client chooses the
-player names, and compressed lengths would tell it something about the hands.
+tokens hold the same position). A token's length tells nothing of the cards: the position bytes
+have one length per table (the header, ruleset and players; see ``encode_position``), and they
+are not compressed (a client chooses the player names, and compressed lengths would tell it
+something about the hands).
 """
 
 from __future__ import annotations
@@ -75,7 +84,7 @@ class Sealer:
         head = bytes([TOKEN_VERSION]) + key.key_id
         nonce = os.urandom(_NONCE_BYTES)
         sealed = key.aead.encrypt(nonce, encode_position(position), head)
-        return base64.urlsafe_b64encode(head + nonce + sealed).rstrip(b"=").decode("ascii")
+        return _text(head + nonce + sealed)
 
     def open(self, token: str) -> Position:
         """The position in ``token``; :class:`TokenError` for anything else."""
@@ -85,10 +94,7 @@ class Sealer:
             or _BASE64URL.fullmatch(token) is None
         ):
             raise TokenError("not a state token")
-        try:
-            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        except ValueError:  # binascii.Error: a length no base64 text has
-            raise TokenError("not a state token") from None
+        raw = _canonical_bytes(token)
         if len(raw) <= _HEAD + _NONCE_BYTES or raw[0] != TOKEN_VERSION:
             raise TokenError("not a state token of this version")
         key = self._opening.get(raw[1:_HEAD])
@@ -103,3 +109,21 @@ class Sealer:
             return decode_position(data)
         except SnapshotError as err:  # sealed by us, so only another engine version gets here
             raise TokenError(str(err)) from None
+
+
+def _text(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _canonical_bytes(token: str) -> bytes:
+    """The bytes of unpadded base64url text, which must be the one text of those bytes: the
+    last character of a text of 4n+2 or 4n+3 characters has 4 or 2 bits that no byte uses, and
+    with any of them set the text is another spelling of the same token (a store of spent or
+    revoked tokens keyed on the text would miss it)."""
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except ValueError:  # binascii.Error: a length no base64 text has
+        raise TokenError("not a state token") from None
+    if _text(raw) != token:
+        raise TokenError("not a state token (not in canonical base64url)")
+    return raw

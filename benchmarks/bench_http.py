@@ -40,6 +40,7 @@ cumulative entries of that profile.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
@@ -62,7 +63,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: benchmarks/ is on the path, the root is not
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import harness  # noqa: E402
+from benchmarks import harness, overhead  # noqa: E402
+from benchmarks.harness import Spread  # noqa: E402
 from devtools import gunicorn_support  # noqa: E402
 from devtools.gunicorn_support import HOST  # noqa: E402
 
@@ -92,6 +94,8 @@ def make_bodies(seed: int) -> dict[str, Any]:
         "replay": replay_body,
         "replay_answer": _without_state_id(arbiter.replay(log).to_dict()),
         "validate": orjson.dumps({**cut, "move": move}),
+        "cut": orjson.dumps(cut),
+        "move": move,
         "validate_answer": _without_state_id(verdict),
         "validate_events": half,
     }
@@ -149,31 +153,10 @@ def _time_per_call(fn: Callable[[], object], n: int) -> float:
     return statistics.median(runs)
 
 
-def wsgi_caller(app: Any, path: str, body: bytes) -> Callable[[], None]:
-    """One POST of ``body`` straight into the WSGI ``app`` (environ built once, as a server
-    would hand it over), checking the status."""
-    from werkzeug.test import EnvironBuilder
-
-    builder = EnvironBuilder(path=path, method="POST", data=body, content_type=JSON_MIME)
-    template = builder.get_environ()
-    builder.close()
-    statuses: list[str] = []
-
-    def start_response(status: str, headers: Any, exc_info: Any = None) -> None:
-        statuses.append(status)
-
-    def call() -> None:
-        environ = dict(template)
-        environ["wsgi.input"] = io.BytesIO(body)
-        chunks = app(environ, start_response)
-        b"".join(chunks)
-        if hasattr(chunks, "close"):
-            chunks.close()
-        status = statuses.pop()
-        if not status.startswith("200"):
-            raise AssertionError(f"{path}: {status}")
-
-    return call
+def wsgi_caller(app: Any, path: str, body: bytes) -> Callable[[], bytes]:
+    """One POST of ``body`` straight into the WSGI ``app`` (environ built once, as gunicorn
+    would hand it over: ``benchmarks/overhead.py``), checking the status."""
+    return overhead.caller(app, "POST", path, body)
 
 
 #: The pieces of ``POST /v1/replays`` read from the profile: (label, file, function, depth).
@@ -304,6 +287,8 @@ CASES: dict[str, tuple[str, str, str, str]] = {
     "c": ("floor: bare Flask orjson echo, body of (a)", "floor", "/floor", "replay"),
     "a0": ("(a) with ARBITER_CACHE=off", "nocache", "/v1/replays", "replay"),
     "b0": ("(b) with ARBITER_CACHE=off", "nocache", "/v1/moves/validate", "validate"),
+    "a@before": ("(a), the --before tree's server", "before", "/v1/replays", "replay"),
+    "b@before": ("(b), the --before tree's server", "before", "/v1/moves/validate", "validate"),
 }
 
 
@@ -314,7 +299,7 @@ def _figure(name: str) -> Callable[[dict[str, Any]], float]:
 def _check_answers(ports: dict[str, int], bodies: dict[str, Any]) -> dict[str, str]:
     """Every endpoint answers right before anything is timed; returns the API's headers."""
     headers: dict[str, str] = {}
-    for server in ("api", "nocache"):
+    for server in [s for s in ("before", "nocache", "api") if s in ports]:
         status, headers, data = _post(ports[server], "/v1/replays", bodies["replay"])
         assert status == 200, data[:300]
         assert _without_state_id(orjson.loads(data)) == bodies["replay_answer"], data[:300]
@@ -364,8 +349,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=int, default=500, help="requests profiled; 0: none")
     parser.add_argument("--top", type=int, default=30, help="cProfile entries printed")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument(
+        "--before", type=Path, default=None,
+        help="another source tree: its server takes (a@before) and (b@before) in the rounds",
+    )
+    parser.add_argument(
+        "--tail", action="store_true",
+        help="also tail latency at a constant offered rate (25/50/75%% of the maximum), "
+        "token validate and its floor, for the shipped worker and gthread",
+    )
+    parser.add_argument("--tail-seconds", type=float, default=5.0, help="seconds per tail run")
+    parser.add_argument("--tail-rounds", type=int, default=3, help="rounds of every tail run")
+    parser.add_argument(
+        "--tail-shares", default=",".join(f"{s:g}" for s in TAIL_SHARES),
+        help="the offered rates, as shares of the shipped worker's maximum",
+    )  # fmt: skip
+    parser.add_argument(
+        "--tail-only", action="store_true", help="only the tail latency (no rounds, no profile)"
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    if args.tail_only:
+        tail = tail_latency(args, make_bodies(args.seed))
+        print_tail(tail)
+        if args.json is not None:
+            args.json.write_text(json.dumps({"tail": tail}, indent=2) + "\n", encoding="utf-8")
+        return 0
 
+    if args.before is not None and "a@before" not in args.cases:
+        args.cases += ",a@before,b@before"
     selected = [c.strip() for c in args.cases.split(",") if c.strip()]
     unknown = [c for c in selected if c not in CASES]
     if unknown or "c" not in selected:
@@ -393,8 +404,11 @@ def main(argv: list[str] | None = None) -> int:
         harness.serve(args=options) as api_port,
         harness.serve("benchmarks.harness:floor_app", "/", options) as floor_port,
         harness.serve(args=options, ARBITER_CACHE="off") as nocache_port,
+        contextlib.ExitStack() as others,
     ):
         servers = {"api": api_port, "floor": floor_port, "nocache": nocache_port}
+        if args.before is not None:
+            servers["before"] = others.enter_context(harness.serve(args=options, tree=args.before))
         booted = set().union(*(srv.workers() for srv in servers.values()))
         workers = len(api_port.workers())
         build = _build_of(api_port.port)
@@ -448,6 +462,12 @@ def main(argv: list[str] | None = None) -> int:
         for k in results
         if k != "c"
     }
+    for k in ("a", "b"):
+        if k in results and f"{k}@before" in results:
+            ratios[f"{k}/{k}@before"] = measured.ratio(k, f"{k}@before", _figure("rps"))
+            cpu_ratios[f"{k}/{k}@before"] = measured.ratio(
+                k, f"{k}@before", _figure("server_cpu_us_per_request")
+            )
     print()
     print(
         f"loadgen={loadgen} connections={args.connections} rounds={args.rounds} "
@@ -469,9 +489,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['errors']:>6.0f}"
         )
     print(f"ratios: median of {args.rounds} per-round ratios (min-max, IQR)")
-    print(f"  {'':<9} {'in req/s':<36} {'in server CPU per request'}")
+    print(f"  {'':<14} {'in req/s':<36} {'in server CPU per request'}")
     for key, ratio in ratios.items():
-        print(f"  {_ratio(key):<9} {ratio.format(3):<36} {cpu_ratios[key].format(3)}")
+        print(f"  {_ratio(key):<14} {ratio.format(3):<36} {cpu_ratios[key].format(3)}")
     print(
         "note: (a) and (b) send the same body every time, so after the first request the "
         "shipped in-memory state cache answers them from the stored state; (a0)/(b0) replay "
@@ -510,15 +530,21 @@ def main(argv: list[str] | None = None) -> int:
         print(profiles[first]["cprofile_top"])
         profiles["floor_us_per_request"] = floor_us
 
+    tail: dict[str, Any] = {}
+    if args.tail:
+        tail = tail_latency(args, bodies)
+        print_tail(tail)
+
     if args.json is not None:
         payload = {
+            "tail": tail,
             "machine": {
                 "python": sys.version.split()[0],
                 "platform": platform.platform(),
                 "cpus": len(os.sched_getaffinity(0)),
             },
             "params": {
-                **{k: v for k, v in vars(args).items() if k != "json"},
+                **{k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
                 "loadgen": loadgen,
                 "workers": workers,
                 "build": build,
@@ -534,6 +560,131 @@ def main(argv: list[str] | None = None) -> int:
         }
         args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+# --- tail latency at a constant offered rate --------------------------------------------------
+
+#: The workers compared: the shipped one, the same with a listening socket per worker (the
+#: kernel spreads connections over them: SO_REUSEPORT), and gunicorn's threads.
+TAIL_WORKERS: dict[str, list[str]] = {
+    "shipped (arbiter.worker.Worker)": [],
+    "shipped + reuse_port": ["--reuse-port"],
+    "gthread 4 threads": ["--worker-class", "gthread", "--threads", "4"],
+}
+TAIL_SHARES = (0.25, 0.5, 0.75)
+TAIL_CONNECTIONS = 16
+TAIL_STATE_KEY = "bench-http-tail-state-key-0123456789abcdef"
+
+
+def tail_latency(args: argparse.Namespace, bodies: dict[str, Any]) -> dict[str, Any]:
+    """A token validate and its bare-Flask floor (answering the same bytes) under each worker
+    of :data:`TAIL_WORKERS`, all served at once: first the maximum throughput of each (closed
+    loop, wrk, ``--connections``; the workers take turns in ``--tail-rounds`` rounds), then
+    p50/p99/p99.9 at 25, 50 and 75 % of the shipped worker's maximum, the same offered rates
+    for every worker (``harness.constant_rate``, :data:`TAIL_CONNECTIONS` keep-alive
+    connections), every side taking its turn in each of ``--tail-rounds`` rounds; per round,
+    p99 / p50 of the validate and its p99 / the floor's p99 under the same worker."""
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        servers: dict[str, tuple[harness.Server, harness.Server, bytes]] = {}
+        for name, options in TAIL_WORKERS.items():
+            if args.workers is not None:
+                options = [*options, "--workers", str(args.workers)]
+            api = stack.enter_context(
+                harness.serve(args=options, ARBITER_STATE_KEY=TAIL_STATE_KEY)
+            )
+            token = api.post("/v1/replays", bodies["cut"]).json()["state_id"]
+            body = orjson.dumps({"state_id": token, "move": bodies["move"]})
+            answer = api.post("/v1/moves/validate", body)
+            assert answer.status == 200 and answer.json()["verdict"] == "ok", answer.body[:300]
+            floor_dir = Path(tmp) / f"floor-{len(servers)}"
+            floor_dir.mkdir()
+            (floor_dir / "token.json").write_bytes(answer.body)
+            floor = stack.enter_context(
+                harness.serve(
+                    "benchmarks.harness:floor_app", "/", options, BENCH_FLOOR_DIR=str(floor_dir)
+                )
+            )
+            servers[name] = (api, floor, body)
+
+        def closed_loop(server: harness.Server, body: bytes) -> Callable[[], dict[str, Any]]:
+            url = f"http://{HOST}:{server.port}/v1/moves/validate"
+            return lambda: harness.wrk(url, [body], args.connections, args.tail_seconds, Path(tmp))
+
+        print("tail: the maximum of each worker ...", file=sys.stderr)
+        most = harness.interleave(
+            {name: closed_loop(api, body) for name, (api, _, body) in servers.items()},
+            args.tail_rounds,
+        )
+        for name in servers:
+            out[name] = {"max_rps": most.spread(name, _figure("rps")).to_dict(), "rows": []}
+        shipped = next(iter(servers))
+        top = most.spread(shipped, _figure("rps")).median
+        for share in (float(x) for x in args.tail_shares.split(",")):
+            rate = top * share
+            sides = {}
+            for name, (api, floor, body) in servers.items():
+                sides[f"{name}|validate"] = _paced(api, "/v1/moves/validate", body, rate, args)
+                sides[f"{name}|floor"] = _paced(floor, "/floor/token", body, rate, args)
+            print(f"tail: {share:.0%} of {top:.0f} req/s ...", file=sys.stderr)
+            measured = harness.interleave(sides, args.tail_rounds, warmup=0)
+            for name in servers:
+                ours, floor_side = f"{name}|validate", f"{name}|floor"
+                row: dict[str, Any] = {"share": share, "rate": rate}
+                for side, label in ((ours, "validate"), (floor_side, "floor")):
+                    for figure in ("p50_ms", "p99_ms", "p999_ms", "max_ms", "errors",
+                                   "achieved_rps", "unanswered"):  # fmt: skip
+                        row[f"{label} {figure}"] = measured.spread(side, _figure(figure)).median
+                row["validate p99/p50"] = Spread.of(
+                    [m["p99_ms"] / m["p50_ms"] for m in measured.measurements[ours]]
+                ).to_dict()
+                row["validate p99/floor p99"] = measured.ratio(
+                    ours, floor_side, _figure("p99_ms")
+                ).to_dict()
+                row["rounds"] = {"validate": measured.measurements[ours],
+                                 "floor": measured.measurements[floor_side]}  # fmt: skip
+                out[name]["rows"].append(row)
+    return out
+
+
+def _paced(
+    server: harness.Server, path: str, body: bytes, rate: float, args: argparse.Namespace
+) -> Callable[[], dict[str, Any]]:
+    """A side of the tail rounds: ``body`` posted to ``path`` at ``rate`` requests a second."""
+    return lambda: harness.constant_rate(
+        server.port, path, [body], rate, args.tail_seconds, TAIL_CONNECTIONS
+    )
+
+
+def print_tail(tail: dict[str, Any]) -> None:
+    print()
+    print(
+        f"tail latency of a token validate at a constant offered rate ({TAIL_CONNECTIONS} "
+        "keep-alive connections; each latency from when its request was due), the same rates "
+        "for every worker (shares of the shipped worker's maximum); medians over the rounds, "
+        "p99/p50 and p99 / the floor's p99: median of the per-round ratios (min-max)"
+    )
+    header = (
+        f"{'worker':<32} {'offered':>12} {'p50 ms':>7} {'p99 ms':>7} {'p99.9':>7} "
+        f"{'floor p50':>9} {'floor p99':>9} {'p99/p50':>16} {'p99/floor p99':>16}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, result in tail.items():
+        for row in result["rows"]:
+            share = f"{row['share']:.0%} {row['rate']:.0f}/s"
+            ratio = Spread.from_dict(row["validate p99/p50"])
+            floor_ratio = Spread.from_dict(row["validate p99/floor p99"])
+            print(
+                f"{name:<32} {share:>12} {row['validate p50_ms']:>7.2f} "
+                f"{row['validate p99_ms']:>7.2f} {row['validate p999_ms']:>7.2f} "
+                f"{row['floor p50_ms']:>9.2f} {row['floor p99_ms']:>9.2f} "
+                f"{ratio.median:>6.2f} ({ratio.low:.1f}-{ratio.high:.1f}) "
+                f"{floor_ratio.median:>6.2f} ({floor_ratio.low:.1f}-{floor_ratio.high:.1f})"
+            )
+            name = ""
+        top = Spread.from_dict(result["max_rps"])
+        print(f"{'':<32} max (closed loop): {top.format(0)} req/s")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,12 @@ with its range and interquartile range: ``harness.interleave``):
   next move, cycling through 12 consecutive moves of the last deal (a client that sends the
   growing log: each request is the previous log plus its move), after a warm-up.
 
+``--before PATH`` adds ``token-1@before`` and ``token-40@before``: the same token validations
+against a gunicorn of another source tree (its own config, the in-process cache), timed in the
+same rounds, with their ratios to the same floors (before and after a change, in one run);
+``--token-only`` times only the token cases and their floors (no full logs, nothing in
+process).
+
 In this process: µs per call of each stage of a validation by token (open, judge and shape the
 answer, play and seal), and of a full-log validation with the cache off, with the in-process
 cache and with Redis, warm and missed, at 0 to about 1,500 events, the five timed in turn in
@@ -35,6 +41,7 @@ players, names of 64 four-byte characters).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -118,23 +125,33 @@ def http_cases(args: argparse.Namespace, redis: RedisProcess, workdir: Path) -> 
     redis.flush()
     floor_dir = workdir / "floor"
     floor_dir.mkdir()
+    before = args.before
     with (
         harness.serve(ARBITER_CACHE="off", **common) as off,
         harness.serve(ARBITER_CACHE="memory", **common) as memory,
         harness.serve(REDIS_URL=redis_url, **common) as redis_server,
+        contextlib.ExitStack() as others,
     ):
         servers = {"off": off, "memory": memory, "redis": redis_server}
+        tokens = {"": memory}  # the servers whose token validations are timed
+        if before is not None:
+            tokens["@before"] = others.enter_context(
+                harness.serve(tree=before, ARBITER_CACHE="memory", **common)
+            )
         cases: dict[str, tuple[harness.Server | str, str, list[bytes]]] = {}
         for d in (1, 40):
             log = cut_at(logs[d], CUT)
-            token = memory.post("/v1/replays", orjson.dumps(log)).json()["state_id"]
-            body = orjson.dumps({"state_id": token, "move": logs[d]["deals"][-1]["events"][CUT]})
-            answer = memory.post("/v1/moves/validate", body)
-            assert answer.status == 200 and answer.json()["verdict"] == "ok", answer.body[:300]
-            (floor_dir / f"token-{d}.json").write_bytes(answer.body)
-            cases[f"token-{d}"] = (memory, "/v1/moves/validate", [body])
-            cases[f"floor-{d}"] = ("floor", f"/floor/token-{d}", [body])
-        for d in DEALS:
+            for suffix, server in tokens.items():
+                token = server.post("/v1/replays", orjson.dumps(log)).json()["state_id"]
+                move = logs[d]["deals"][-1]["events"][CUT]
+                body = orjson.dumps({"state_id": token, "move": move})
+                answer = server.post("/v1/moves/validate", body)
+                assert answer.status == 200 and answer.json()["verdict"] == "ok", answer.body[:300]
+                cases[f"token-{d}{suffix}"] = (server, "/v1/moves/validate", [body])
+                if not suffix:
+                    (floor_dir / f"token-{d}.json").write_bytes(answer.body)
+                    cases[f"floor-{d}"] = ("floor", f"/floor/token-{d}", [body])
+        for d in DEALS if not args.token_only else ():
             bodies = growing_bodies(logs[d])
             for name, server in servers.items():
                 for body in bodies:  # right answers, and the cache primed
@@ -180,12 +197,15 @@ def events(log: dict[str, Any]) -> int:
 
 
 def http_ratios(measured: harness.Rounds) -> dict[str, harness.Spread]:
-    """Per-round ratios of req/s, by pair of cases."""
+    """Per-round ratios of req/s, by pair of cases (those measured)."""
     pairs = [("token-1", "floor-1"), ("token-40", "floor-40"), ("token-40", "token-1"),
              ("token-40", "log-40-off")]  # fmt: skip
+    for d in (1, 40):
+        pairs += [(f"token-{d}@before", f"floor-{d}"), (f"token-{d}", f"token-{d}@before")]
     for d in DEALS:
         pairs += [(f"log-{d}-memory", f"log-{d}-off"), (f"log-{d}-redis", f"log-{d}-off")]
-    return {f"{a}/{b}": measured.ratio(a, b, _rps) for a, b in pairs}
+    names = set(measured.names)
+    return {f"{a}/{b}": measured.ratio(a, b, _rps) for a, b in pairs if {a, b} <= names}
 
 
 def _rps(figures: dict[str, Any]) -> float:
@@ -334,19 +354,8 @@ def token_sizes() -> dict[str, dict[str, int]]:
 # --- main ---------------------------------------------------------------------------------------
 
 
-def measure(args: argparse.Namespace, redis: RedisProcess, workdir: Path) -> dict[str, Any]:
-    """Every figure, printed as it comes; Redis is the benchmark's own server."""
-    report: dict[str, Any] = {
-        "machine": {
-            "python": sys.version.split()[0],
-            "platform": platform.platform(),
-            "cpus": len(os.sched_getaffinity(0)),
-            "date": time.strftime("%Y-%m-%d"),
-            "build": arbiter.BUILD,
-        },
-        "params": {k: str(v) for k, v in vars(args).items()},
-    }
-    print(f"tute-arbiter {arbiter.__version__}, {arbiter.BUILD} engine (here and in the servers)")
+def in_process(args: argparse.Namespace, redis: RedisProcess, report: dict[str, Any]) -> None:
+    """Token sizes, the stages of a validation by token, the cache's crossover."""
     report["token_sizes"] = token_sizes()
     print("token sizes (characters): typical / largest")
     for name, row in report["token_sizes"].items():
@@ -376,6 +385,23 @@ def measure(args: argparse.Namespace, redis: RedisProcess, workdir: Path) -> dic
         f"  a lookup pays (at most 1.05 times off) from: {report['crossover']['pays_from']} events"
     )
 
+
+def measure(args: argparse.Namespace, redis: RedisProcess, workdir: Path) -> dict[str, Any]:
+    """Every figure, printed as it comes; Redis is the benchmark's own server."""
+    report: dict[str, Any] = {
+        "machine": {
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "cpus": len(os.sched_getaffinity(0)),
+            "date": time.strftime("%Y-%m-%d"),
+            "build": arbiter.BUILD,
+        },
+        "params": {k: str(v) for k, v in vars(args).items()},
+    }
+    print(f"tute-arbiter {arbiter.__version__}, {arbiter.BUILD} engine (here and in the servers)")
+    if not args.token_only:
+        in_process(args, redis, report)
+
     if not args.no_http:
         report["http"] = http_cases(args, redis, workdir)
         results = report["http"]["results"]
@@ -404,6 +430,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=100)
     parser.add_argument("--calls", type=int, default=2000, help="calls per in-process loop")
     parser.add_argument("--no-http", action="store_true", help="in-process figures only")
+    parser.add_argument(
+        "--before", type=Path, default=None,
+        help="another source tree: its token validations are timed in the same rounds",
+    )
+    parser.add_argument(
+        "--token-only", action="store_true",
+        help="HTTP: only the token validations and their floors (no full logs, nothing in process)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp, running(Path(tmp)) as redis:

@@ -18,13 +18,20 @@ bare-Flask floor, and wrk runs that post one body or cycle through many.
 - :func:`wrk`: one run of wrk with a Lua script: the bodies of a file of one body per line are
   posted in turn (one line: always the same body); the counts, latencies and errors.
 - :func:`measure`: a warm-up run, then a timed one, with the server's CPU time per request.
+- :func:`constant_rate`: this project's wrk2: requests sent at a fixed offered rate on
+  keep-alive connections whatever the answers take, each latency counted from when its
+  request was due (not when a connection was free to send it: no coordinated omission).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
+import math
 import os
+import selectors
+import socket
 import statistics
 import subprocess
 import sys
@@ -334,16 +341,21 @@ def serve(
     app: str = gunicorn_support.APP,
     probe: str = "/healthz",
     args: Sequence[str] = (),
+    tree: Path | None = None,
     **env_extra: str,
 ) -> Iterator[Server]:
     """A gunicorn with the shipped config serving ``app``; yields it once ``probe`` answers
-    (any status), stops it with SIGTERM on exit."""
+    (any status), stops it with SIGTERM on exit. With ``tree``, that source tree's app under
+    that tree's config (another tree's service, before and after a change)."""
     env = gunicorn_support.environment(ARBITER_LOG_LEVEL="warning")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    root = ROOT if tree is None else Path(tree).resolve()
+    extra = env.get("PYTHONPATH") if tree is None else None
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), extra]))
     env.update(env_extra)
     ready = gunicorn_support.answers(probe, status=None, timeout=5)
+    config = root / "deploy" / "gunicorn.conf.py"
     with gunicorn_support.running(
-        env, ready, app=app, args=list(args), bind_option=True, name=app
+        env, ready, app=app, args=list(args), bind_option=True, name=app, config=config, cwd=root
     ) as server:
         yield Server(server.port, server.process, server.log)
 
@@ -427,3 +439,130 @@ def measure(
     figures = wrk(url, bodies, connections, seconds, workdir)
     figures["server_cpu_us_per_request"] = (server.cpu_seconds() - cpu) / figures["requests"] * 1e6
     return figures
+
+
+# --- constant offered rate ---------------------------------------------------------------------
+
+
+@dataclass
+class _Connection:
+    sock: socket.socket
+    due: float = 0.0  # when the request in flight was due; 0: idle
+    received: bytearray = field(default_factory=bytearray)
+
+
+def _percentile(ordered: Sequence[float], p: float) -> float:
+    """The nearest-rank percentile ``p`` (0-100) of sorted values."""
+    if not ordered:
+        return math.nan
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
+
+
+def _answer_length(data: bytearray) -> tuple[int, bool] | None:
+    """(bytes of the whole answer, whether it closes the connection) once its head is in."""
+    end = data.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    head = bytes(data[:end]).lower()
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name == b"content-length":
+            length = int(value)
+    return end + 4 + length, b"\r\nconnection: close" in head
+
+
+def constant_rate(
+    port: int,
+    path: str,
+    bodies: Sequence[bytes],
+    rate: float,
+    seconds: float,
+    connections: int = 16,
+    warmup: float = 1.0,
+) -> dict[str, Any]:
+    """POST ``bodies`` in turn to ``path`` at ``rate`` requests a second for ``warmup`` +
+    ``seconds`` (only the last ``seconds`` counted), on up to ``connections`` keep-alive
+    connections (reopened when the server closes one). A request is due at ``start + k /
+    rate``; it waits for an idle connection if none is, and its latency runs from when it was
+    due, as wrk2 counts it: a server that stalls shows in the tail instead of slowing the
+    client down. Answers must be 200s with a Content-Length (the service's are)."""
+    requests = [
+        (
+            f"POST {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: {JSON_MIME}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode("latin-1")
+        + body
+        for body in bodies
+    ]
+    selector = selectors.DefaultSelector()
+    idle: collections.deque[_Connection] = collections.deque()
+
+    def connect() -> _Connection:
+        sock = socket.create_connection((HOST, port), timeout=10)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return _Connection(sock)
+
+    for _ in range(connections):
+        idle.append(connect())
+    waiting: collections.deque[float] = collections.deque()  # due times not sent yet
+    latencies: list[float] = []
+    errors = 0
+    sent = 0
+    start = time.perf_counter() + 0.05
+    counted_from = start + warmup
+    total = int((warmup + seconds) * rate)
+    in_flight = 0
+    ends = start + warmup + seconds + 10.0  # a last answer may take that long
+    while (sent < total or in_flight or waiting) and time.perf_counter() < ends:
+        now = time.perf_counter()
+        while sent + len(waiting) < total and start + (sent + len(waiting)) / rate <= now:
+            waiting.append(start + (sent + len(waiting)) / rate)
+        while waiting and idle:
+            conn = idle.popleft()
+            conn.due = waiting.popleft()
+            conn.sock.sendall(requests[sent % len(requests)])
+            selector.register(conn.sock, selectors.EVENT_READ, conn)
+            sent += 1
+            in_flight += 1
+        upcoming = start + (sent + len(waiting)) / rate
+        timeout = max(0.0, min(upcoming - time.perf_counter(), 0.01)) if not waiting else 0.01
+        for key, _ in selector.select(timeout):
+            conn = key.data
+            try:
+                data = conn.sock.recv(262144)
+            except OSError:
+                data = b""
+            conn.received += data
+            framed = _answer_length(conn.received)
+            if data and (framed is None or len(conn.received) < framed[0]):
+                continue
+            done = time.perf_counter()
+            selector.unregister(conn.sock)
+            in_flight -= 1
+            ok = bool(data) and framed is not None and conn.received.startswith(b"HTTP/1.1 200")
+            if conn.due >= counted_from:
+                latencies.append(done - conn.due)
+                errors += not ok
+            if not ok or (framed is not None and framed[1]):
+                conn.sock.close()
+                conn = connect()
+            conn.received = bytearray()
+            conn.due = 0.0
+            idle.append(conn)
+    for conn in [*idle, *(key.data for key in selector.get_map().values())]:
+        conn.sock.close()
+    selector.close()
+    ordered = sorted(latencies)
+    return {
+        "offered_rps": rate,
+        "requests": len(ordered),
+        "achieved_rps": len(ordered) / seconds,
+        "unanswered": in_flight + len(waiting) + max(0, total - sent),
+        "errors": errors,
+        "p50_ms": _percentile(ordered, 50) * 1000,
+        "p90_ms": _percentile(ordered, 90) * 1000,
+        "p99_ms": _percentile(ordered, 99) * 1000,
+        "p999_ms": _percentile(ordered, 99.9) * 1000,
+        "max_ms": (ordered[-1] if ordered else math.nan) * 1000,
+    }

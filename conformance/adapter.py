@@ -1,8 +1,12 @@
-"""This project's referee behind the conformance protocol (docs/conformance.md).
+"""A Tute engine behind the conformance protocol (docs/conformance.md): a template.
 
     arbiter conformance check --cmd "python conformance/adapter.py"
+    arbiter conformance play --cmd "python conformance/adapter.py"
 
-One question per line on standard input; one answer per line on standard output.
+One question per line on standard input, one answer per line on standard output. A question of
+protocol 2 carries the position its log leads to: an engine answers from it alone, without
+replaying the log. The calls marked ENGINE are where yours goes; here they are this project's
+engine, set to the position.
 """
 
 import json
@@ -10,24 +14,47 @@ import sys
 from typing import Any
 
 import arbiter
-from arbiter.conformance import refusal, replay_fields, verdict_fields
+from arbiter.conformance import Judge, position_of_log, refusal, replay_fields
 from arbiter.engine.errors import ArbiterError
 
 
+_last: dict[str, Any] = {"position": None}  # the last position, and the engine set to it
+
+
+def engine_at(position: dict[str, Any]) -> Judge:
+    # ENGINE: your engine, set to the position (once: the questions of a position come together)
+    if position != _last["position"]:
+        _last.update(position=position, engine=Judge(position))
+    engine: Judge = _last["engine"]
+    return engine
+
+
+def legal_moves(position: dict[str, Any]) -> list[dict[str, Any]] | None:
+    # ENGINE: every move open to position["turn"] (null once the deal or the match is over)
+    return engine_at(position).legal_moves()
+
+
+def verdict(position: dict[str, Any], move: dict[str, Any]) -> dict[str, Any]:
+    # ENGINE: {"verdict": "ok" | "renuncio" | "illegal", "obligation"?, "code"?, "outcome"?}
+    return engine_at(position).verdict(move)
+
+
+def replay(log: dict[str, Any]) -> dict[str, Any]:
+    # ENGINE: the adjudication of the whole log (or return {"unsupported": True})
+    return {"replay": replay_fields(arbiter.replay(log).to_dict())}
+
+
 def answer(question: dict[str, Any]) -> dict[str, Any]:
-    log, ask = question["log"], question["ask"]
     try:
-        if ask == "verdict":
-            return verdict_fields(arbiter.validate(log, question["move"]).to_dict())
-        body = arbiter.replay(log).to_dict()
-    except ArbiterError as err:  # the log is refused: status 422, and its pointer if any
+        if question["ask"] == "replay":
+            return replay(question["log"])
+        # protocol 1 carries no position, nor does a log the referee refuses: read the log
+        position = question.get("position") or position_of_log(question["log"])
+        if question["ask"] == "legal_moves":
+            return {"legal_moves": legal_moves(position)}
+        return verdict(position, question["move"])
+    except ArbiterError as err:  # the log (or the move) is refused: 422, and its pointer
         return refusal(err)
-    if ask == "legal_moves":
-        after = body["next"]  # null once the game (or the match) is over
-        return {"legal_moves": None if after is None else after["legal_moves"]}
-    if ask == "replay":
-        return {"replay": replay_fields(body)}
-    return {"unsupported": True}
 
 
 for line in sys.stdin:

@@ -34,6 +34,10 @@ timeout = _settings.timeout
 graceful_timeout = _settings.graceful_timeout
 # Also the deadline of every request head, the first of a connection included (arbiter.worker).
 keepalive = _settings.keepalive
+# Whose X-Forwarded-Proto/-For and SCRIPT_NAME headers are believed: nobody's unless
+# ARBITER_FORWARDED_ALLOW_IPS names the proxy in front (gunicorn's own default trusts loopback,
+# where any local client can forge them). deploy/README.md, "Behind a proxy".
+forwarded_allow_ips = _settings.forwarded_allow_ips
 # What the HTTP server reads before the app (gunicorn's defaults, written down): a longer
 # request line is a 414, more or larger header fields a 431, as problem+json.
 limit_request_line = 4094
@@ -79,6 +83,14 @@ def when_ready(server):
     for name in os.listdir(metrics_dir):
         if name.endswith(".db"):
             os.remove(os.path.join(metrics_dir, name))
+
+
+def post_worker_init(worker):
+    # The app's access lines go to a thread of the worker that writes them: a request never
+    # waits for its line (arbiter/api/logs.py; the trade-off: deploy/README.md, "Access log").
+    from arbiter.api.logs import queue_lines
+
+    queue_lines(worker.app.callable)
 
 
 def child_exit(server, worker):

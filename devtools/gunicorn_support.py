@@ -199,6 +199,8 @@ def start(
     boot_timeout: float = BOOT_TIMEOUT,
     stop_timeout: float = STOP_TIMEOUT,
     serve: bool = False,
+    config: Path = CONFIG,
+    cwd: Path = ROOT,
 ) -> Gunicorn:
     """gunicorn with the shipped config, the environment ``env`` and the extra options ``args``,
     serving ``app`` on a free loopback port, once ``ready`` (see :func:`wait_ready`). The address
@@ -207,7 +209,8 @@ def start(
     runs gunicorn with the shipped config; ``app`` and ``args`` are then not used). stderr goes
     to ``log``, and stdout too with ``capture_stdout`` (else to /dev/null). With ``attempts`` >
     1, a gunicorn that exits because the port was taken meanwhile is started again on another.
-    Stopped again if it does not boot."""
+    Stopped again if it does not boot. ``config`` and ``cwd`` (the first entry of its
+    ``sys.path``): another source tree's, to serve that tree (benchmarks' before and after)."""
     env = dict(env)
     for attempt in range(attempts):
         port = free_port()
@@ -215,7 +218,7 @@ def start(
             argv = [sys.executable, "-m", "arbiter.cli", "serve", "--host", HOST]
             argv += ["--port", str(port)]
         else:
-            argv = [sys.executable, "-m", "gunicorn", "--config", str(CONFIG)]
+            argv = [sys.executable, "-m", "gunicorn", "--config", str(config)]
             if bind_option:
                 argv += ["--bind", f"{HOST}:{port}"]
             else:
@@ -223,7 +226,7 @@ def start(
             argv += [*args, app]
         with log.open("wb") as out:
             stdout = out if capture_stdout else subprocess.DEVNULL
-            process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=stdout, stderr=out)
+            process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=stdout, stderr=out)
         server = Gunicorn(port, process, log)
         try:
             wait_ready(server, ready, name, boot_timeout)
@@ -300,3 +303,19 @@ def closed_loop(
         t.join(timeout=duration + 30)
     seconds = time.perf_counter() - t0
     return sorted(x * 1000 for lat in latencies for x in lat), sum(errors), seconds
+
+
+def dechunked(data: bytes) -> tuple[bytes, bool]:
+    """The body of an answer in the chunked transfer coding (what follows its head), and whether
+    it ended with its last, empty chunk (False: the connection was cut before)."""
+    out = b""
+    while data:
+        size_line, _, data = data.partition(b"\r\n")
+        try:
+            size = int(size_line.split(b";")[0], 16)
+        except ValueError:
+            return out, False
+        if size == 0:
+            return out, True
+        out, data = out + data[:size], data[size + 2 :]
+    return out, False

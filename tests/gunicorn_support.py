@@ -2,8 +2,8 @@
 defaults: ready once ``/healthz`` answers 200 (and all ``workers`` are up, if given), three tries
 on a fresh port, and a :func:`stop` that fails the test when gunicorn does not stop in time.
 Used by tests/test_live_server.py, tests/test_operations_live.py, tests/test_two_workers.py and
-tests/hostile/; :func:`serving` is the whole life of one server for tests/test_browser.py and
-tests/test_readme.py.
+tests/hostile/; :func:`serving` is the whole life of one server for the browser tests
+(tests/browser_support.py) and tests/test_readme.py.
 """
 
 from __future__ import annotations

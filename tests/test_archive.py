@@ -14,6 +14,7 @@ import gzip
 import io
 import os
 import pty
+import random
 import select
 import subprocess
 import sys
@@ -31,13 +32,14 @@ import arbiter
 from arbiter.archive import Format
 from arbiter.archive.formats import COLUMNS, MAX_SEATS, open_writer
 from arbiter.archive.inputs import Input, Kind, expand, plan, read_piece
-from arbiter.archive.lines import split_lines
+from arbiter.archive.lines import LineSplitter, split_lines
 from arbiter.archive.records import Oversized, ScoringConfig
 from arbiter.archive.runner import Job, Sink, run_here, run_task, run_with
 from arbiter.archive.summary import Summary
 from arbiter.contract import MAX_ID_LENGTH
 from arbiter.jsontext import JsonTextError, loads
 from arbiter.settings import Settings
+from arbiter.simulate import random_deal_cards, random_log
 from tests.archive_support import (
     BAD_LINES,
     game_lines,
@@ -132,7 +134,7 @@ def test_pieces_of_a_file_hold_each_line_once_in_order(lines: list[bytes], block
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "x.ndjson"
         path.write_bytes(data)
-        inputs = expand([str(path)])
+        inputs = expand([str(path)]).inputs
         read: list[bytes | Oversized] = []
         for task in plan(inputs, block, 1000, workers_read_gzip=True):
             for piece in task:
@@ -143,7 +145,7 @@ def test_pieces_of_a_file_hold_each_line_once_in_order(lines: list[bytes], block
 def test_the_pieces_add_up_to_the_inputs_sizes(tmp_path: Path) -> None:
     """What the progress bar counts: the bytes of the files (compressed, for .gz)."""
     folder = write_archive(tmp_path / "archive", games=300)
-    inputs = expand([str(folder)])
+    inputs = expand([str(folder)]).inputs
     total = sum(item.size or 0 for item in inputs)
     for workers_read_gzip in (False, True):
         tasks = list(plan(inputs, 20_000, 1 << 20, workers_read_gzip=workers_read_gzip))
@@ -262,7 +264,7 @@ def _run(inputs: list[Input], fmt: Format, way: str, block: int) -> bytes:
 @pytest.mark.parametrize("block", [pytest.param(97, marks=pytest.mark.slow), 4096, 1 << 20])
 def test_pieces_and_workers_give_the_bytes_of_one_pass(tmp_path: Path, block: int) -> None:
     folder = write_archive(tmp_path / "archive", games=90)
-    inputs = expand([str(folder)])
+    inputs = expand([str(folder)]).inputs
     one_pass = b"".join(
         orjson.dumps(line) + b"\n" for line in arbiter.score_file(folder)
     )
@@ -449,6 +451,7 @@ def test_summary_json_has_the_figures_of_the_lines(archive: Path, tmp_path: Path
     rulesets = rulesets_of(path)
     figures = orjson.loads(figures_file.read_bytes())
     assert figures.pop("seconds") >= 0
+    assert figures.pop("skipped") == []  # nothing the arguments stand for went unread
     assert figures == _summary_of(lines, rulesets)
     assert figures["renuncios"]["total"] > 0 and figures["errors"]
     for text in ("games by status", "outcome reasons", "by obligation", "tute-4p", "errors"):
@@ -609,10 +612,111 @@ def test_inputs_expand_in_path_order(tmp_path: Path) -> None:
     for name in ("b/2.ndjson", "a.json", "b/10.jsonl.gz", "c.txt", "b/1.ndjson"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(b"")
-    found = [(i.relative, i.kind) for i in expand([str(tmp_path)])]
+    found = [(i.relative, i.kind) for i in expand([str(tmp_path)]).inputs]
     assert found == [
         ("a.json", Kind.JSON),
         ("b/1.ndjson", Kind.NDJSON),
         ("b/10.jsonl.gz", Kind.GZIP),
         ("b/2.ndjson", Kind.NDJSON),
     ]
+
+
+# --- tests that catch the archive's deliberate bugs (issue 22) ----------------------------------
+
+
+def _blank_padded(copies: int) -> tuple[list[bytes], int]:
+    """One game, then three blank lines, ``copies`` times; and the bytes of one such group: a
+    piece of that many bytes ends with the blank lines (a byte range, and a block read here)."""
+    game = game_lines(1, seed=61, renuncio_rate=0.0)[0]
+    group = [game, b"", b"  ", b""]
+    return group * copies, len(ndjson(group))
+
+
+@pytest.mark.parametrize("suffix", [".ndjson", ".ndjson.gz"])
+@pytest.mark.parametrize("way", ["here", "workers", "workers-read-gzip"])
+def test_sources_count_the_blank_lines_a_piece_ends_with(
+    tmp_path: Path, suffix: str, way: str
+) -> None:
+    lines, group = _blank_padded(9)
+    data = ndjson(lines)
+    path = tmp_path / f"games{suffix}"
+    path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    want = [f"{path}:{n}" for n, text in enumerate(lines, 1) if text.strip()]
+    inputs = expand([str(path)]).inputs
+    for block in (group, 2 * group, group + 1):
+        got = [line["source"] for line in lines_of(_run(inputs, Format.NDJSON, way, block))]
+        assert got == want, (block, got[:3])
+
+
+@pytest.mark.slow
+def test_standard_input_counts_the_blank_lines_a_block_ends_with() -> None:
+    game = game_lines(1, seed=61, renuncio_rate=0.0)[0]
+    # Blocks of standard input (2 MiB, read here) end after the line that fills them: nearly
+    # all the bytes are in the blank lines, so that those end the blocks.
+    lines = [game, b" " * 50_000, b""] * 100
+    done = run_cli("score", "-", "--jobs", "2", "--quiet", stdin=ndjson(lines))
+    assert done.status == 0, done.err
+    want = [f"stdin:{n}" for n, text in enumerate(lines, 1) if text.strip()]
+    assert [line["source"] for line in lines_of(done.out)] == want
+
+
+def test_a_bare_gz_file_is_read_as_gzip(tmp_path: Path) -> None:
+    lines = game_lines(5, seed=62)
+    path = tmp_path / "games.gz"
+    path.write_bytes(gzip.compress(ndjson(lines)))
+    (item,) = expand([str(path)]).inputs
+    assert item.kind is Kind.GZIP
+    got = list(arbiter.score_file(path))
+    assert got == list(arbiter.score_lines(lines, name=str(path)))
+    assert all("error" not in line for line in got)
+
+
+def _decided_then_one_more(ruleset: str) -> dict[str, Any]:
+    """A match played to its end, then one deal more: illegal ``match_over`` at that deal."""
+    log = random_log(ruleset, random.Random(63), deals=60)
+    assert arbiter.replay(log).to_dict()["match"]["over"]
+    extra = random_deal_cards(ruleset, len(log["players"]), 0, random.Random(64))
+    return {**log, "deals": [*log["deals"], extra]}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_the_row_of_a_deal_after_a_decided_match(tmp_path: Path, fmt: str) -> None:
+    logs = [_decided_then_one_more(r) for r in ("tute-2p", "tute-gana-pierde")]
+    source = tmp_path / "games.ndjson"
+    source.write_bytes(ndjson([orjson.dumps(log) for log in logs]))
+    inputs = expand([str(source)]).inputs
+    out = tmp_path / f"scores.{fmt}"
+    sink = Sink(inputs, writer=open_writer(Format(fmt), out))
+    run_here(Job(inputs, ScoringConfig(), Format(fmt), sink, lambda result: None))
+    sink.close()
+    if fmt == "csv":
+        with out.open(newline="", encoding="utf-8") as f:
+            table = list(csv.DictReader(f))
+    else:
+        import pyarrow.parquet as pq  # the archive extra, installed with the test extras
+
+        table = pq.read_table(out).to_pylist()
+    for n, log in enumerate(logs, 1):
+        rows = [row for row in table if row["source"] == f"{source}:{n}"]
+        played = len(log["deals"]) - 1
+        assert [int(row["deal"]) for row in rows] == list(range(played + 1))
+        last = rows[-1]
+        assert last["status"] == "invalid" and last["ruleset"] == log["ruleset"]
+        assert last["illegal"] == "match_over"
+        assert all(last[f"total_{seat}"] in ("", None) for seat in range(MAX_SEATS))
+        assert last["winners"] in ("", None) and last["reason"] in ("", None)
+        assert int(last["renuncios"]) == 0 and last["error"] in ("", None)
+        assert all(row["illegal"] in ("", None) for row in rows[:-1])
+
+
+@given(
+    st.lists(st.sampled_from([b"a", b"bb", b"\n", b"{}", b"x" * 9, b"\n\n", b" "]), max_size=40),
+    st.integers(1, 12),
+    st.integers(1, 10),
+)
+def test_a_splitter_asked_for_at_most_n_lines_gives_the_first_n(
+    parts: list[bytes], limit: int, most: int
+) -> None:
+    chunk = b"".join(parts)
+    got = LineSplitter(limit).feed(chunk, most)
+    assert got == _reference_lines(chunk, limit)[: min(most, chunk.count(b"\n"))]

@@ -53,7 +53,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _scored(way: str, folder: Path, fmt: Format, client: Any = None, block: int = 0) -> bytes:
-    inputs = expand([str(folder)])
+    inputs = expand([str(folder)]).inputs
     out = io.BytesIO()
     sink = Sink(inputs, writer=open_writer(fmt, None, out))
     done: list[PieceResult] = []

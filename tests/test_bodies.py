@@ -117,6 +117,9 @@ class Stream(io.BytesIO):
         self.taken += len(data)
         return data
 
+    def read1(self, size: int = -1) -> bytes:  # what bodies reads with: here, all there is
+        return self.read(size)
+
 
 def _environ(stream: Stream, length: int | None, terminated: bool = False) -> dict[str, Any]:
     environ: dict[str, Any] = {"wsgi.input": stream, "wsgi.input_terminated": terminated}

@@ -1,22 +1,18 @@
-"""The referee's page in a real browser: Debian's Chromium, headless, driven through Debian's
-chromedriver by Selenium, against the app under gunicorn with the shipped configuration.
-
-gunicorn (one worker, a free loopback port) rather than a werkzeug thread: it is what ``make run``
-and the container serve, so the page, its static files and its headers are tested as users get
-them. One server and one browser serve the whole module; every wait is bounded.
+"""The referee's page (the ruling view at ``/``) in a real browser: Debian's Chromium, headless,
+through Selenium, against the app under gunicorn (tests/browser_support.py).
 
 Each bundled example is opened through the file picker and through ``#log=`` and what the page
-shows — deals, tricks with leader and winner, renuncios with the cards that were correct, the
-running and final scores, outcome, illegal event, match standing — is checked against the API's
-own answer for the same log. A deal is stepped through with the keyboard and its hands compared,
-step by step, with the engine's. Language switching, drag and drop, paste, errors, escaping of
-player names, the API key prompt and print layout are checked too; the browser's network log
-must show no request to any other host, and its console no error. Screenshots of every example,
-desktop and phone sized, are written to ``test-artifacts/screenshots/`` (not committed).
-
-Chromium and chromedriver come from Debian (``apt-get install chromium chromium-driver``, which
-``.ci/run`` does when they are missing). Selenium is given both paths, so Selenium Manager never
-looks for, let alone downloads, a browser or a driver. Without them these tests fail, never skip.
+shows — the ruling first (one sentence per deal with a verdict, each a link to its trick; the
+first renuncio in view and focused on load; deals without incident folded to one line), deals,
+tricks with leader and winner, renuncios with the cards that were correct, the running and final
+scores, outcomes (a renuncio's not green), illegal event, match standing — is checked against
+the API's own answer for the same log. A deal is stepped through with the keyboard and its hands
+compared, step by step, with the engine's, the renuncio highlight at the renuncio step and only
+there; "what if" at a step asks the referee. Language switching, drag and drop, paste, errors,
+escaping of player names, the API key prompt and print layout are checked too; axe-core finds no
+serious or critical violation; the browser's network log must show no request to any other
+host, and its console no error. Screenshots of every example, desktop and phone sized, are
+written to ``test-artifacts/screenshots/`` (not committed).
 """
 
 from __future__ import annotations
@@ -25,284 +21,75 @@ import base64
 import copy
 import json
 import os
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
-from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.webdriver import WebDriver
-from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
 import arbiter
 from arbiter.engine.cards import cards_of, format_card
 from arbiter.engine.rulesets import RULESETS
 from arbiter.engine.scoring import sides
-from arbiter.i18n import LANGS, area
 from tests import gunicorn_support
-from tests.api_support import EXAMPLES_DIR, ROOT
-from tests.gunicorn_support import Gunicorn
+from tests.api_support import EXAMPLES_DIR
+from tests.browser_support import (
+    DESKTOP,
+    EXAMPLES,
+    PHONE,
+    SCREENSHOTS,
+    UI,
+    Page,
+    api_answer,
+    browser,
+    fragment,
+    load,
+    no_console_errors,
+    page,
+    server,
+)
 
-UI = {lang: area(lang, "page") for lang in LANGS}
+__all__ = ["browser", "page", "server"]  # the fixtures this module uses
 
 # A headless Chromium drives the page served by a live gunicorn: not in the quick loop.
 pytestmark = pytest.mark.slow
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-ARTIFACTS = ROOT / "test-artifacts"
-SCREENSHOTS = ARTIFACTS / "screenshots"
-WAIT = 15.0  # seconds for any one thing the page must do
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--window-size=1280,900",
-)
-DESKTOP = {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}
-PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
-EXAMPLES = sorted(p.name for p in EXAMPLES_DIR.glob("*.json"))
+
+OK_GREEN = "rgb(232, 245, 236)"  # --ok-bg of referee.css
 
 
-# --- the server and the browser ---------------------------------------------------------------
+def names_of(answer: dict[str, Any], seats: list[int]) -> list[str]:
+    return [answer["match"]["standings"][s]["player"] for s in seats]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[Gunicorn]:
-    with gunicorn_support.serving("arbiter-browser-") as served:
-        yield served
-
-
-def chromium(user_data: Path) -> WebDriver:
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.is_file()]
-    if missing:
-        pytest.fail(
-            f"the browser tests need Debian's Chromium and chromedriver ({', '.join(missing)} "
-            "missing): apt-get install chromium chromium-driver (.ci/run does it when missing)"
+def assert_summary(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, Any]) -> None:
+    """The ruling first: one link per renuncio (in the sentence of its deal) and per illegal
+    event, each to its place; the counts in words."""
+    lang = shown["lang"]
+    expected = []
+    for index, deal in enumerate(answer["deals"]):
+        for v in deal["violations"]:
+            expected.append((index, v["trick"]))
+        if answer["illegal"] and answer["illegal"]["deal"] == index:
+            expected.append((index, None))
+    if answer["illegal"] and answer["illegal"]["deal"] >= len(answer["deals"]):
+        expected.append((answer["illegal"]["deal"], None))
+    assert [(s["deal"], s["trick"]) for s in shown["summary"]] == expected
+    for link in shown["summary"]:
+        assert link["href"].startswith("#log=")
+        assert link["href"].endswith(
+            f"&deal={link['deal'] + 1}"
+            + ("" if link["trick"] is None else f"&trick={link['trick'] + 1}")
         )
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={user_data}"):
-        options.add_argument(flag)
-    options.add_experimental_option("prefs", {"intl.accept_languages": "en-GB,en"})
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    ARTIFACTS.mkdir(exist_ok=True)
-    service = Service(
-        executable_path=str(CHROMEDRIVER), log_output=str(ARTIFACTS / "chromedriver.log")
-    )
-    driver = webdriver.Chrome(service=service, options=options)
-    driver.set_page_load_timeout(30)
-    driver.set_script_timeout(30)
-    return driver
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[WebDriver]:
-    with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as profile:
-        patch.setenv("SE_OFFLINE", "true")  # Selenium Manager, were it asked, stays offline
-        driver = chromium(Path(profile))
-        try:
-            yield driver
-        finally:
-            driver.quit()
-
-
-@pytest.fixture
-def page(browser: WebDriver, server: Gunicorn) -> Iterator[Page]:
-    opened = Page(browser, server)
-    yield opened
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
-    opened.console_errors()  # drained: each test sees its own
-
-
-class Page:
-    """The referee's page in the module's browser, and what it shows."""
-
-    def __init__(self, driver: WebDriver, server: Gunicorn) -> None:
-        self.driver = driver
-        self.server = server
-        self.origin = f"http://{gunicorn_support.HOST}:{server.port}"
-
-    def open(self, query: str = "", fragment: str = "") -> None:
-        """A fresh load of the page (never a mere change of the fragment)."""
-        self.driver.get("about:blank")
-        self.driver.get(f"{self.origin}/{query}{fragment}")
-        self.until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
-
-    def until(self, check: Callable[[WebDriver], Any], what: str = "the page") -> Any:
-        try:
-            return WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(check)
-        except TimeoutException:
-            state = self.driver.execute_script(
-                "const r = document.getElementById('ruling');"
-                "return r ? r.dataset.state + ': ' + r.textContent.slice(0, 400) : 'no #ruling'"
-            )
-            raise AssertionError(f"{what} did not happen within {WAIT} s ({state})") from None
-
-    def renders(self) -> int:
-        value = self.driver.execute_script(
-            "return document.getElementById('ruling').dataset.render || '0'"
-        )
-        return int(value)
-
-    def wait_ruling(self, before: int, state: str = "ready") -> None:
-        def done(driver: WebDriver) -> bool:
-            ruling = driver.find_element(By.ID, "ruling")
-            rendered = int(ruling.get_attribute("data-render") or 0) > before
-            return rendered and ruling.get_attribute("data-state") in ("ready", "error")
-
-        self.until(done, "the ruling")
-        got = self.driver.find_element(By.ID, "ruling").get_attribute("data-state")
-        assert got == state, self.driver.find_element(By.ID, "ruling").text[:800]
-
-    def pick_file(self, path: Path) -> None:
-        before = self.renders()
-        self.driver.find_element(By.ID, "log-file").send_keys(str(path))
-        self.wait_ruling(before)
-
-    def keys(self, *keys: str) -> None:
-        """Keys typed by the user (to whatever has the focus, as a person types)."""
-        ActionChains(self.driver).send_keys(*keys).perform()
-
-    def shown(self) -> dict[str, Any]:
-        return self.driver.execute_script(READ_RULING)  # type: ignore[no-any-return]
-
-    def console_errors(self) -> list[dict[str, Any]]:
-        return [e for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
-
-    def requests(self) -> list[str]:
-        """The URLs the browser asked for since the last call (from the DevTools log)."""
-        urls = []
-        for entry in self.driver.get_log("performance"):
-            message = json.loads(entry["message"])["message"]
-            if message["method"] == "Network.requestWillBeSent":
-                urls.append(message["params"]["request"]["url"])
-        return urls
-
-    def screenshot(self, name: str, metrics: dict[str, Any]) -> Path:
-        """A full-page PNG at the given viewport, under test-artifacts/screenshots/."""
-        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
-        layout = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
-        size = layout["cssContentSize"]
-        clip = {
-            "x": 0,
-            "y": 0,
-            "width": max(size["width"], metrics["width"]),
-            "height": min(size["height"], 16000),
-            "scale": 1,
-        }
-        shot = self.driver.execute_cdp_cmd(
-            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True, "clip": clip}
-        )
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / name
-        path.write_bytes(base64.b64decode(shot["data"]))
-        self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-        return path
-
-
-# What the page shows, read in one go: test hooks and the text around them.
-READ_RULING = """
-const text = (node) => node ? node.textContent.trim() : null;
-const cards = (root, selector) => [...root.querySelectorAll(selector)].map((c) => c.dataset.card);
-const ruling = document.getElementById('ruling');
-return {
-  status: ruling.querySelector('[data-status]')?.dataset.status ?? null,
-  deals: [...ruling.querySelectorAll('[data-deal]')].map((deal) => ({
-    index: Number(deal.dataset.deal),
-    tricks: [...deal.querySelectorAll('[data-trick]')].map((trick) => ({
-      index: Number(trick.dataset.trick),
-      plays: [...trick.querySelectorAll('.plays > .play')].map((p) => ({
-        seat: Number(p.dataset.seat), card: p.querySelector('.card').dataset.card,
-        lead: p.classList.contains('lead'), win: p.classList.contains('win'),
-        offending: p.classList.contains('offending'),
-        visible: p.getBoundingClientRect().width > 0,
-      })),
-      points: text(trick.querySelector('.points')),
-      draws: cards(trick, '.draws .card'),
-      running: trick.querySelector('[data-running]')?.dataset.running ?? null,
-      renuncio: trick.classList.contains('has-renuncio'),
-    })),
-    violations: [...deal.querySelectorAll('[data-violation]')].map((v) => ({
-      obligation: v.dataset.violation,
-      trick: Number(v.closest('[data-trick]').dataset.trick),
-      message: text(v.querySelector('.message')),
-      correct: cards(v, '.correct .card'),
-    })),
-    outcome: deal.querySelector('[data-outcome]') ? {
-      reason: deal.querySelector('[data-outcome]').dataset.outcome,
-      message: text(deal.querySelector('[data-outcome] .message')),
-    } : null,
-    illegal: deal.querySelector('[data-illegal]') ? {
-      code: deal.querySelector('[data-illegal]').dataset.illegal,
-      message: text(deal.querySelector('[data-illegal] .message')),
-    } : null,
-    scores: [...deal.querySelectorAll('table.scores tbody tr')].map((row) => ({
-      seat: Number(row.dataset.seat),
-      values: Object.fromEntries([...row.querySelectorAll('td[data-column]')]
-        .map((td) => [td.dataset.column, Number(td.textContent)])),
-    })),
-    sides: [...deal.querySelectorAll('table.scores tfoot tr')].map((row) => ({
-      seats: row.dataset.side,
-      total: Number(row.querySelector('td[data-column="total"]').textContent),
-    })),
-    cantes: [...deal.querySelectorAll('.tricks .note.cante')].map((n) => n.textContent),
-    exchanges: [...deal.querySelectorAll('.tricks .note.exchange')].map((n) => cards(n, '.card')),
-    stepperOpen: !deal.querySelector('.stepper').hidden,
-  })),
-  violationElements: ruling.querySelectorAll('[data-violation]').length,
-  cardsWithHooks: ruling.querySelectorAll(
-    '.card[data-violation], .card[data-trick], .card[data-deal]').length,
-  illegalElements: [...ruling.querySelectorAll('[data-illegal]')].map((e) => e.dataset.illegal),
-  outcomeElements: ruling.querySelectorAll('[data-outcome]').length,
-  standing: [...ruling.querySelectorAll('table.standing tbody tr')].map((row) => ({
-    seats: row.dataset.seats,
-    counter: row.querySelector('[data-counter]').dataset.counter,
-    value: Number(row.querySelector('[data-counter]').textContent),
-    result: ['winner', 'loser'].find((r) => row.querySelector('.result').classList.contains(r))
-      ?? null,
-  })),
-  matchOver: ruling.querySelector('[data-over]')?.dataset.over ?? null,
-  nextMoves: [...ruling.querySelectorAll('.next .moves > *:not(.label)')].length,
-  shadowRoots: [...document.querySelectorAll('*')].filter((e) => e.shadowRoot).length,
-  lang: document.documentElement.lang,
-};
-"""
-
-
-# --- what the API says ------------------------------------------------------------------------
-
-
-def load(name: str) -> dict[str, Any]:
-    log: dict[str, Any] = json.loads((EXAMPLES_DIR / name).read_text())
-    return log
-
-
-def api_answer(server: Gunicorn, log: dict[str, Any], lang: str = "en") -> dict[str, Any]:
-    answer = gunicorn_support.post_json(server.port, "/v1/replays", log, {"Accept-Language": lang})
-    assert answer.status == 200, answer.body[:300]
-    body: dict[str, Any] = answer.json()
-    return body
-
-
-def fragment(log_text: str, padding: bool = False) -> str:
-    encoded = base64.urlsafe_b64encode(log_text.encode()).decode()
-    return "#log=" + (encoded if padding else encoded.rstrip("="))
+    deals = len(answer["deals"])
+    count = UI[lang]["ruling.deals.one" if deals == 1 else "ruling.deals.other"]
+    assert shown["count"].startswith(count.format(count=deals))
+    assert "(s)" not in shown["count"]
 
 
 def assert_shows(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, Any]) -> None:
@@ -313,17 +100,28 @@ def assert_shows(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, A
     assert shown["cardsWithHooks"] == 0, "a hook sits on a card"
     assert len(shown["deals"]) == len(answer["deals"])
     total_violations = 0
+    illegal = answer["illegal"]
     for index, (deal, expected) in enumerate(zip(shown["deals"], answer["deals"], strict=True)):
         where = f"deal {index}"
         assert deal["index"] == index
         assert not deal["stepperOpen"], "stepping must be opt-in"
+        incident = bool(expected["violations"]) or (
+            illegal is not None and illegal["deal"] == index
+        )
+        # the deals without incident are folded to one line (their tricks in the page, hidden)
+        assert deal["folded"] == (not incident) and deal["foldExpanded"] == str(incident).lower()
+        outcome = expected["outcome"]
+        if outcome is not None and outcome["winners"]:
+            assert all(
+                shown_name in deal["line"] for shown_name in names_of(answer, outcome["winners"])
+            )
         assert [t["index"] for t in deal["tricks"]] == list(range(len(expected["tricks"])))
         for trick, want in zip(deal["tricks"], expected["tricks"], strict=True):
             at = f"{where}, trick {trick['index']}"
             assert [(p["seat"], p["card"]) for p in trick["plays"]] == [
                 (p["seat"], p["card"]) for p in want["plays"]
             ], at
-            assert all(p["visible"] for p in trick["plays"]), f"{at}: a card is not shown"
+            assert all(p["visible"] != deal["folded"] for p in trick["plays"]), at
             assert [p["seat"] for p in trick["plays"] if p["lead"]] == [want["leader"]], at
             winners = [p["seat"] for p in trick["plays"] if p["win"]]
             assert winners == ([] if want["winner"] is None else [want["winner"]]), at
@@ -356,6 +154,9 @@ def assert_shows(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, A
                 "reason": expected["outcome"]["reason"],
                 "message": expected["outcome"]["message"],
             }, where
+            # a deal decided by a renuncio is not shown as a green, good outcome
+            green = deal["outcomeBackground"] == OK_GREEN
+            assert green == (expected["outcome"]["reason"] != "renuncio") or deal["folded"], where
         assert deal["scores"] == [
             {"seat": s["seat"], "values": {k: v for k, v in s.items() if k != "seat"}}
             for s in expected["scores"]
@@ -371,7 +172,6 @@ def assert_shows(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, A
             totals = {s["seat"]: s["total"] for s in expected["scores"]}
             final = ",".join(str(sum(totals[s] for s in g)) for g in groups)
             assert deal["tricks"][-1]["running"] == final, f"{where}: running score"
-        illegal = answer["illegal"]
         if illegal is not None and illegal["deal"] == index:
             assert deal["illegal"] == {"code": illegal["code"], "message": illegal["message"]}
         else:
@@ -380,6 +180,7 @@ def assert_shows(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, A
     expected_illegal = [] if answer["illegal"] is None else [answer["illegal"]["code"]]
     assert shown["illegalElements"] == expected_illegal
     assert shown["outcomeElements"] == sum(d["outcome"] is not None for d in answer["deals"])
+    assert_summary(shown, answer, log)
 
     counter = ruleset["match"]["counter"]
     standings = {s["seat"]: s for s in answer["match"]["standings"]}
@@ -408,11 +209,6 @@ def assert_shows(shown: dict[str, Any], answer: dict[str, Any], log: dict[str, A
     assert shown["matchOver"] == ("true" if answer["match"]["over"] else "false")
     next_moves = 0 if answer["next"] is None else len(answer["next"]["legal_moves"])
     assert shown["nextMoves"] == next_moves
-
-
-def no_console_errors(page: Page, allowed: tuple[str, ...] = ()) -> None:
-    errors = [e for e in page.console_errors() if not any(a in e["message"] for a in allowed)]
-    assert not errors, errors
 
 
 # --- opening the examples -----------------------------------------------------------------------
@@ -551,6 +347,9 @@ return {
   correct: [...stepper.querySelectorAll('.hand .card.correct')].map((c) => c.dataset.card),
   text: stepper.querySelector('.step-text')?.textContent ?? '',
   score: stepper.querySelector('.step-score')?.dataset.running ?? null,
+  // the step line marked as a renuncio (its class, what the stylesheet paints red)
+  renuncioLine: [...stepper.querySelectorAll('.step-text .next-event.renuncio')].map((line) =>
+    getComputedStyle(line).color),
 };
 """
 
@@ -582,9 +381,14 @@ def test_step_through_a_deal(page: Page, name: str, deal: int) -> None:
         event = events[step] if step < len(events) else None
         if step < stop and event["type"] == "play":
             assert shown["nextPlay"] == [event["card"]], step
+        # the renuncio is highlighted at its step, in the alert colour, and at no other step
+        assert shown["renuncioLine"] == (["rgb(179, 38, 30)"] if step in violations else []), step
         if step in violations:
             assert sorted(shown["correct"]) == sorted(violations[step]["correct"]), step
             assert violations[step]["message"] in shown["text"]
+            assert UI["en"]["step.renuncio"] in shown["text"]  # in words too, not colour alone
+        else:
+            assert not shown["correct"], step
         if step == stop and illegal and illegal["deal"] == deal:
             assert illegal["message"] in shown["text"]
         page.keys(Keys.ARROW_RIGHT)
@@ -711,7 +515,11 @@ def test_bad_input_is_explained(page: Page) -> None:
     page.driver.find_element(By.CSS_SELECTOR, "#paste-form button").click()
     page.wait_ruling(before, state="error")
     problem = page.driver.find_element(By.ID, "ruling").text
-    assert "422" in problem and "/deals/0/hands/0/0" in problem and "99X" in problem
+    assert "422 Invalid log" in problem
+    # one message per problem: the error's message once (not again as the problem's detail)
+    answer = gunicorn_support.post_json(page.server.port, "/v1/replays", log)
+    (error,) = answer.json()["errors"]
+    assert problem.count(error["message"]) == 1 and "/deals/0/hands/0/0" in problem
 
     page.open("", "#log=%%%not-base64")
     page.wait_ruling(0, state="error")
@@ -763,6 +571,7 @@ def test_nothing_is_requested_from_another_host(page: Page) -> None:
     urls = page.requests()
     assert any(u.endswith("/v1/replays") for u in urls)
     assert any("/examples/tute-4p-renuncio.json" in u for u in urls)
+    assert any(u.endswith("/v1/openapi.yaml") for u in urls)  # Swagger UI ran under its CSP
     foreign = [u for u in urls if urlsplit(u).netloc != urlsplit(page.origin).netloc]
     assert not [u for u in foreign if not u.startswith(("data:", "about:", "blob:"))], foreign
     csp = [e for e in page.console_errors() if "Content Security Policy" in e["message"]]
@@ -776,7 +585,7 @@ def test_printing_shows_the_ruling_only(page: Page) -> None:
     page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
     layout = page.driver.execute_script(
         """
-        const shown = (el) => el && getComputedStyle(el).display !== 'none';
+        const shown = (el) => el !== null && el.getClientRects().length > 0;  // laid out
         return {
           controls: shown(document.querySelector('.controls')),
           header: shown(document.querySelector('header.site')),
@@ -799,3 +608,195 @@ def test_printing_shows_the_ruling_only(page: Page) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     (SCREENSHOTS / "tute-2p-match-print.pdf").write_bytes(base64.b64decode(pdf["data"]))
     assert os.path.getsize(SCREENSHOTS / "tute-2p-match-print.pdf") > 10_000
+
+
+# --- the ruling first ---------------------------------------------------------------------------
+
+# Where an element is in the window: its top and bottom against the window's height.
+IN_VIEW = """
+const box = arguments[0].getBoundingClientRect();
+return {top: box.top, bottom: box.bottom, height: innerHeight, scrollY: scrollY,
+        focused: document.activeElement === arguments[0]};
+"""
+
+WITH_RENUNCIO = [
+    n for n in EXAMPLES if any(d["violations"] for d in arbiter.replay(load(n)).to_dict()["deals"])
+]
+
+
+def in_view(page: Page, css: str) -> dict[str, Any]:
+    found: dict[str, Any] = page.driver.execute_script(
+        IN_VIEW, page.driver.find_element(By.CSS_SELECTOR, css)
+    )
+    return found
+
+
+@pytest.mark.parametrize("metrics", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_the_first_renuncio_is_in_view_on_load(
+    page: Page, name: str, metrics: dict[str, Any]
+) -> None:
+    """On load the page is at the first renuncio (focused, its top in the window) when the log
+    has one, and at the top when it has none."""
+    log = load(name)
+    answer = api_answer(page.server, log)
+    page.viewport(metrics)
+    page.open("?lang=en", fragment(json.dumps(log)))
+    page.wait_ruling(0)
+    first = next(
+        ((i, d["violations"][0]) for i, d in enumerate(answer["deals"]) if d["violations"]), None
+    )
+    if first is None:
+        assert page.driver.execute_script("return scrollY") == 0 or answer["illegal"], name
+        return
+    index, violation = first
+    where = in_view(page, f"#deal-{index + 1}-trick-{violation['trick'] + 1}")
+    assert where["focused"], "the first renuncio has the focus"
+    assert 0 <= where["top"] < where["height"], where
+    assert where["scrollY"] > 0 or where["top"] < where["height"] / 2
+
+
+@pytest.mark.parametrize("metrics", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@pytest.mark.parametrize("name", WITH_RENUNCIO)
+def test_the_summary_links_land_on_the_trick(
+    page: Page, name: str, metrics: dict[str, Any]
+) -> None:
+    """Each sentence of the ruling is a link: it opens its deal, scrolls its trick into the
+    window and gives it the focus, and the address says where (``&deal=…&trick=…``)."""
+    log = load(name)
+    page.viewport(metrics)
+    page.open("?lang=en", fragment(json.dumps(log)))
+    page.wait_ruling(0)
+    links = page.driver.find_elements(By.CSS_SELECTOR, "[data-summary-deal][data-summary-trick]")
+    assert links
+    for i in range(len(links)):
+        page.driver.execute_script("scrollTo(0, 0)")
+        link = page.driver.find_elements(
+            By.CSS_SELECTOR, "[data-summary-deal][data-summary-trick]"
+        )[i]
+        deal, trick = (
+            int(link.get_attribute("data-summary-deal")),
+            int(link.get_attribute("data-summary-trick")),
+        )
+        link.click()
+        where = in_view(page, f"#deal-{deal + 1}-trick-{trick + 1}")
+        assert where["focused"] and 0 <= where["top"] < where["height"] and where["scrollY"] > 0, (
+            where
+        )
+        assert (
+            not page.driver.find_element(By.ID, f"deal-{deal + 1}")
+            .get_attribute("class")
+            .count("folded")
+        )
+        assert urlsplit(page.driver.current_url).fragment.endswith(
+            f"&deal={deal + 1}&trick={trick + 1}"
+        )
+    # the address, opened again, lands at the last place
+    url = page.driver.current_url
+    page.open("", "#" + urlsplit(url).fragment)
+    page.wait_ruling(0)
+    assert in_view(page, f"#deal-{deal + 1}-trick-{trick + 1}")["focused"]
+    no_console_errors(page)
+
+
+def test_a_link_with_a_place_opens_a_folded_deal_there(page: Page) -> None:
+    """``#log=…&deal=2&trick=5`` opens deal 2 (folded: it has no incident) at its trick 5; a
+    folded deal opens and closes on a tap, and says how it ended on its one line."""
+    log = load("tute-2p-match.json")
+    page.open("?lang=en", fragment(json.dumps(log), place="&deal=2&trick=5"))
+    page.wait_ruling(0)
+    assert in_view(page, "#deal-2-trick-5")["focused"]
+    shown = page.shown()
+    assert not shown["deals"][1]["folded"] and shown["deals"][0]["folded"]
+    answer = api_answer(page.server, log)
+    outcome = answer["deals"][0]["outcome"]
+    assert shown["deals"][0]["line"] == UI["en"]["deal.line"].format(
+        winners=" + ".join(names_of(answer, outcome["winners"])),
+        losers=" + ".join(names_of(answer, outcome["losers"])),
+        how=UI["en"][f"reason.{outcome['reason']}"],
+    )
+    fold = page.driver.find_element(By.CSS_SELECTOR, '[data-deal="0"] .fold')
+    fold.click()
+    assert (
+        page.shown()["deals"][0]["folded"] is False
+        and fold.get_attribute("aria-expanded") == "true"
+    )
+    fold.click()
+    assert page.shown()["deals"][0]["folded"] is True
+    no_console_errors(page)
+
+
+def test_what_if_at_a_step_asks_the_referee(page: Page) -> None:
+    """At the renuncio's step, "what if" offers the seat's cards: the card played is the
+    renuncio the ruling found, a correct card is allowed; the deal as played stays as it is."""
+    log = load("tute-2p-match.json")
+    answer = api_answer(page.server, log)
+    violation = answer["deals"][2]["violations"][0]
+    page.open("?lang=en", fragment(json.dumps(log)))
+    page.wait_ruling(0)
+    page.driver.find_element(By.CSS_SELECTOR, '[data-deal="2"] .step-toggle').click()
+    for _ in range(violation["event"]):
+        page.driver.find_element(By.CSS_SELECTOR, '[data-step-move="next"]').click()
+    page.driver.find_element(By.CSS_SELECTOR, '.stepper [data-action="whatif"]').click()
+
+    def verdict_after(card: str) -> dict[str, Any]:
+        page.driver.find_element(By.CSS_SELECTOR, f'.stepper [data-whatif-card="{card}"]').click()
+        box = page.until(
+            lambda d: d.find_element(By.CSS_SELECTOR, ".stepper [data-verdict]"), "a verdict"
+        )
+        found: dict[str, Any] = {"verdict": box.get_attribute("data-verdict"), "text": box.text}
+        page.driver.execute_script(
+            "document.querySelector('.stepper .verdict-box').replaceChildren()"
+        )
+        return found
+
+    played = verdict_after(violation["card"])
+    assert played["verdict"] == "renuncio" and violation["message"] in played["text"]
+    assert verdict_after(violation["correct"][0])["verdict"] == "ok"
+    link = page.driver.find_element(By.CSS_SELECTOR, ".stepper a.play-on").get_attribute("href")
+    assert urlsplit(link).path == "/enter" and urlsplit(link).fragment.endswith(
+        f"&deal=3&event={violation['event']}"
+    )
+    page.driver.find_element(By.CSS_SELECTOR, '[data-deal="2"] .step-toggle').click()
+    assert_shows(page.shown(), answer, log)
+    no_console_errors(page)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_example_passes_axe(page: Page, name: str) -> None:
+    """axe-core: no serious or critical violation of WCAG A/AA, as loaded, with every deal open,
+    and with a deal's steps and "what if" open — in both languages."""
+    log = load(name)
+    for lang in LANGS_OF_THE_PAGE:
+        page.open(f"?lang={lang}", fragment(json.dumps(log)))
+        page.wait_ruling(0)
+        assert page.axe() == [], (lang, "as loaded")
+        page.driver.execute_script(
+            "document.querySelectorAll('.deal.folded .fold').forEach((b) => b.click())"
+        )
+        page.driver.find_element(By.CSS_SELECTOR, ".step-toggle").click()
+        if page.driver.find_elements(By.CSS_SELECTOR, '.stepper [data-action="whatif"]'):
+            page.driver.find_element(By.CSS_SELECTOR, '.stepper [data-action="whatif"]').click()
+        assert page.axe() == [], (lang, "every deal open, steps and what if open")
+    no_console_errors(page)
+
+
+def test_the_spanish_page_links_the_rules_in_spanish(page: Page) -> None:
+    log = load("tute-4p-renuncio.json")
+    page.open("?lang=es", fragment(json.dumps(log)))
+    page.wait_ruling(0)
+    nav = page.driver.find_element(
+        By.CSS_SELECTOR, 'header.site a[data-t="nav.rules"]'
+    ).get_attribute("href")
+    assert urlsplit(nav).path == "/docs/rules" and parse_qs(urlsplit(nav).query)["lang"] == ["es"]
+    rule = page.driver.find_element(By.CSS_SELECTOR, ".violation a").get_attribute("href")
+    assert parse_qs(urlsplit(rule).query)["lang"] == ["es"]
+    page.driver.find_element(By.CSS_SELECTOR, ".violation a").click()
+    page.until(lambda d: d.execute_script("return document.readyState") == "complete")
+    assert page.driver.find_element(By.TAG_NAME, "h1").text == "Las reglas que aplica el árbitro"
+    heading = page.driver.find_element(By.ID, urlsplit(rule).fragment)
+    assert heading.text.startswith("3. Obligaciones de juego")
+    no_console_errors(page)
+
+
+LANGS_OF_THE_PAGE = ("en", "es")

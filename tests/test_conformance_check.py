@@ -1,6 +1,8 @@
-"""``arbiter conformance check --cmd``: the shipped adapter passes everything; engines with one
-rule wrong are caught with that rule named; engines that crash, print garbage or hang are
-reported and never hold the checker; the report says it in the referee's words, es and en.
+"""``arbiter conformance check --cmd``: the shipped adapter passes everything (protocol 1 and 2);
+engines with one rule wrong are caught with that rule named — those that answer only legal moves
+and verdicts too; the checker asks exactly the documented fields, grades answers part by part
+and misses no left-out move; engines that crash, print garbage or hang are reported and never
+hold the checker; the report says it in the referee's words, es and en.
 
 The broken engines are the tests' own reference referee (tests/conformance_reference.py) with
 one rule of docs/rules.md changed; the misbehaving ones are a few lines written here.
@@ -20,10 +22,12 @@ import pytest
 
 import arbiter
 from arbiter.cli import main
-from arbiter.conformance.check import Grade, check, difference, judge, select
-from arbiter.conformance.engines import CommandEngine, HttpEngine, Reply, Trouble
-from arbiter.conformance.present import render
-from arbiter.conformance.vectors import MANIFEST, load
+from arbiter.conformance.kit.checker import check, select
+from arbiter.conformance.kit.engines import CommandEngine, HttpEngine, Reply, Trouble
+from arbiter.conformance.kit.grading import Grade, Part, difference, judge
+from arbiter.conformance.kit.protocol import Ask
+from arbiter.conformance.kit.report import render
+from arbiter.conformance.kit.vector_files import MANIFEST, load
 from tests.api_support import ROOT
 from tests.gunicorn_support import free_port
 
@@ -33,8 +37,9 @@ REFERENCE = f"{sys.executable} -m tests.conformance_reference"
 #: Every family of rules but setups, which the reference does not check.
 NOT_SETUP = [
     "obligation:*", "contrafallar", "illegal:*", "outcome:*", "option:*", "declaration:*",
-    "call:*", "draws", "free-play", "french-notation", "after-match",
+    "call:*", "draws", "free-play", "situation:*", "french-notation", "after-match",
 ]  # fmt: skip
+POSITION_ENGINE = f"{sys.executable} -m tests.conformance_position"
 
 
 def checked(tmp_path: Path, *args: str, lang: str = "en") -> tuple[int, dict[str, Any]]:
@@ -79,26 +84,40 @@ def engine_script(tmp_path: Path, body: str) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("protocol", ["1", "2"])
 def test_the_shipped_adapter_passes_every_published_vector(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], protocol: str
 ) -> None:
-    status, report = checked(tmp_path, "--cmd", ADAPTER)
+    status, report = checked(tmp_path, "--cmd", ADAPTER, "--protocol", protocol)
     total = json.loads((KIT / MANIFEST).read_text())["vectors"]
     assert status == 0
     assert (report["vectors"], report["pass"], report["fail"], report["unsupported"]) == (
         total, total, 0, 0
     )  # fmt: skip
-    assert report["troubles"] == {} and report["failures"] == []
+    assert report["troubles"] == {} and report["failures"] == [] and report["restarts"] == 0
+    assert report["protocol"] == int(protocol)
     shown = capsys.readouterr().out
     assert "┃" in shown and "tute-gana-pierde" in shown  # rich's table
     assert f"{total} vectors: {total} passed, 0 failed, 0 unsupported" in shown
 
 
-def test_the_adapter_is_the_example_of_the_documentation() -> None:
+def test_the_adapters_are_the_examples_of_the_documentation() -> None:
     doc = (ROOT / "docs" / "conformance.md").read_text()
-    example = doc.split("<!-- adapter -->\n```python\n", 1)[1].split("```", 1)[0]
-    assert example == (KIT / "adapter.py").read_text()
-    assert len(example.splitlines()) <= 40
+    third_party = ROOT / "tests" / "conformance_position.py"
+    for marker, path in (("adapter", KIT / "adapter.py"), ("third-party adapter", third_party)):
+        example = doc.split(f"<!-- {marker} -->\n```python\n", 1)[1].split("```", 1)[0]
+        assert example == path.read_text()
+    template = (KIT / "adapter.py").read_text()
+    assert template.count("# ENGINE") == 4 and len(template.splitlines()) <= 70
+
+
+@pytest.mark.slow
+def test_an_engine_answering_from_positions_alone_passes_what_it_answers(tmp_path: Path) -> None:
+    """The documentation's third-party adapter: every vector it answers passes; it leaves
+    unsupported only the French logs and the questions without a position (setups)."""
+    status, report = checked(tmp_path, "--cmd", POSITION_ENGINE, "--exclude", "setup:*")
+    assert status == 0 and report["fail"] == 0
+    assert report["pass"] > 0.9 * report["vectors"]
 
 
 # --- engines with one rule wrong ------------------------------------------------------------------
@@ -181,7 +200,7 @@ def test_an_engine_that_dies_is_started_again_and_its_vectors_fail(tmp_path: Pat
                 print("boom: the engine fell over", file=sys.stderr)
                 sys.exit(3)
             question = json.loads(line)
-            print(json.dumps(answer(question)), flush=True)
+            print(json.dumps({{"id": question["id"], **answer(question)}}), flush=True)
         """,
     )
     status, report, shown = checked_apart(
@@ -238,7 +257,7 @@ def test_answers_for_another_vector_and_unsupported_asks(tmp_path: Path) -> None
         for line in sys.stdin:
             question = json.loads(line)
             if question["ask"] == "replay":
-                print(json.dumps({"unsupported": True}), flush=True)
+                print(json.dumps({"id": question["id"], "unsupported": True}), flush=True)
             else:
                 print(json.dumps({"id": "another", "legal_moves": []}), flush=True)
         """,
@@ -256,7 +275,8 @@ def test_an_engine_that_answers_unsupported_to_everything_passes_nothing_and_fai
 ) -> None:
     command = engine_script(
         tmp_path,
-        "import sys\nfor line in sys.stdin:\n    print('{\"unsupported\": true}', flush=True)\n",
+        "import json, sys\nfor line in sys.stdin:\n"
+        "    print(json.dumps({'id': json.loads(line)['id'], 'unsupported': True}), flush=True)\n",
     )
     status, report, _ = checked_apart(tmp_path, "--cmd", command, "--rulesets", "tute-3p")
     assert status == 0
@@ -384,3 +404,169 @@ def test_a_verdict_legal_moves_and_refusals_are_judged_as_docs_say() -> None:
 def test_the_http_engine_needs_an_http_url() -> None:
     with pytest.raises(ValueError, match="not an http"):
         HttpEngine("127.0.0.1:8000", 1.0)
+
+
+# --- engines that judge moves only, with a rule wrong -------------------------------------------
+
+#: A bug of an engine answering only legal_moves and verdict, and the rule whose published
+#: vectors it fails (the situation that shows it, for the bugs real engines had).
+MOVES_ONLY = [
+    ("montar-trumped", "situation:trumped-split"),
+    ("tute-after-trick", "situation:tute-after-trick"),
+    ("cante-per-side", "situation:side-sang-before"),
+    ("exchange-two", "situation:two-of-trumps"),
+    ("cante-before-draw", "situation:cante-after-draw"),
+    ("lead-no-trump", "situation:tute-first-lead"),
+    ("omit-a-move", "obligation:montar"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("broken", "rule"), MOVES_ONLY)
+def test_an_engine_judging_moves_only_with_a_rule_wrong_fails_the_published_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str, rule: str
+) -> None:
+    monkeypatch.chdir(ROOT)
+    command = f"{REFERENCE} --break {broken} --asks legal_moves,verdict"
+    status, report = checked(tmp_path, "--cmd", command, "--asks", "legal_moves,verdict",
+                             "--exclude", "setup:*")  # fmt: skip
+    assert status == 1 and report["unsupported"] == sum(
+        c["unsupported"] for c in report["rules"]["french-notation"].values()
+    )
+    failing = {f["rule"] for f in report["failures"]}
+    assert rule in failing, sorted(failing)
+    assert len(report["failures"]) == report["fail"]  # every failing vector, not one per rule
+    assert rule in report["smallest_failures"]
+    same = checked(tmp_path, "--cmd", f"{REFERENCE} --asks legal_moves,verdict",
+                   "--asks", "legal_moves,verdict", "--exclude", "setup:*")  # fmt: skip
+    assert same[0] == 0  # the reference unbroken: the failures are the bug's
+
+
+def test_an_engine_that_leaves_out_one_legal_move_fails(tmp_path: Path) -> None:
+    status, report, shown = checked_apart(
+        tmp_path, "--cmd", f"{REFERENCE} --break omit-a-move", "--rules", "contrafallar",
+        "--rulesets", "tute-3p",
+    )  # fmt: skip
+    assert status == 1
+    failed = [f for f in report["failures"] if f["ask"] == "legal_moves"]
+    assert failed and all(f["parts"]["legal_moves.plays"] == "fail" for f in failed)
+    assert "The engine leaves out a move the referee allows" in shown
+
+
+# --- what the engine is asked -------------------------------------------------------------------
+
+
+def _documented_fields() -> dict[str, dict[str, str]]:
+    """The table of docs/conformance.md, "The protocol": field -> protocol -> when."""
+    doc = (ROOT / "docs" / "conformance.md").read_text()
+    table = doc.split("<!-- question fields -->\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    out = {}
+    for row in table:
+        field, one, two, _ = [cell.strip() for cell in row.strip("|").split("|")]
+        out[field.strip("`")] = {"1": one, "2": two}
+    return out
+
+
+def test_an_engine_receives_exactly_the_documented_fields(tmp_path: Path) -> None:
+    """A recording engine writes down every question; each holds the fields the docs' table
+    lists for its protocol and ask, no more (``expect`` is never sent)."""
+    seen = tmp_path / "seen.jsonl"
+    command = engine_script(
+        tmp_path,
+        f"""
+        import json, sys
+        with open({str(seen)!r}, "a") as out:
+            for line in sys.stdin:
+                question = json.loads(line)
+                out.write(line)
+                out.flush()
+                print(json.dumps({{"id": question["id"], "unsupported": True}}), flush=True)
+        """,
+    )
+    documented = _documented_fields()
+    assert set(documented) == {"id", "protocol", "ask", "move", "log", "position"}
+    for protocol in ("1", "2"):
+        seen.write_text("")
+        checked_apart(tmp_path, "--cmd", command, "--protocol", protocol, "--rulesets", "tute-3p",
+                      "--rules", "obligation:*", "setup:dealer", "outcome:tute")  # fmt: skip
+        questions = [json.loads(line) for line in seen.read_text().splitlines()]
+        assert {q["ask"] for q in questions} == {"legal_moves", "verdict", "replay"}
+        for q in questions:
+            wanted = {f for f, when in documented.items() if when[protocol] == "✓"}
+            if q["ask"] == "verdict":
+                wanted.add("move")
+            assert set(q) == wanted, q.keys()
+            assert "expect" not in json.dumps(q)
+
+
+def test_an_engine_that_echoes_what_it_is_asked_passes_nothing(tmp_path: Path) -> None:
+    command = engine_script(
+        tmp_path,
+        """
+        import sys
+        for line in sys.stdin:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+        """,
+    )
+    status, report, _ = checked_apart(tmp_path, "--cmd", command, "--rulesets", "tute-4p")
+    assert status == 1 and report["pass"] == 0 and report["fail"] == report["vectors"]
+
+
+# --- grading ------------------------------------------------------------------------------------
+
+
+def test_answers_are_graded_part_by_part() -> None:
+    vectors = load(KIT)
+    moves = next(
+        v for v in vectors
+        if v.kind == "legal_moves" and v.expect["legal_moves"]
+        and any(m["type"] != "play" for m in v.expect["legal_moves"])
+    )  # fmt: skip
+    plays_only = [m for m in moves.expect["legal_moves"] if m["type"] == "play"]
+    graded = judge(moves, Reply(answer={"legal_moves": plays_only}))
+    assert graded.grade is Grade.FAIL
+    assert graded.parts == {Part.PLAYS: Grade.PASS, Part.DECLARATIONS: Grade.FAIL}
+    one_short = [m for m in moves.expect["legal_moves"] if m != plays_only[0]]
+    assert judge(moves, Reply(answer={"legal_moves": one_short})).parts[Part.PLAYS] is Grade.FAIL
+    illegal = next(v for v in vectors if v.kind == "verdict" and v.expect["verdict"] == "illegal")
+    other = "no_stock" if illegal.expect["code"] != "no_stock" else "no_trick_won"
+    graded = judge(illegal, Reply(answer={"verdict": "illegal", "code": other}))
+    assert graded.parts == {Part.KIND: Grade.PASS, Part.LABEL: Grade.FAIL}
+    ends = next(v for v in vectors if v.kind == "verdict" and "outcome" in v.expect)
+    said = {k: v for k, v in ends.expect.items() if k not in ("move", "outcome")}
+    graded = judge(ends, Reply(answer=said))
+    assert graded.parts[Part.KIND] is Grade.PASS and graded.parts[Part.OUTCOME] is Grade.FAIL
+    swapped = {**ends.expect["outcome"], "winners": ends.expect["outcome"]["losers"]}
+    assert judge(ends, Reply(answer={**said, "outcome": swapped})).grade is Grade.FAIL
+    assert judge(ends, Reply(answer=dict(ends.expect))).grade is Grade.PASS
+
+
+def test_vectors_are_chosen_by_ask_and_excluded_by_rule() -> None:
+    vectors = load(KIT)
+    chosen = select(vectors, None, asks=[Ask.LEGAL_MOVES, Ask.VERDICT], exclude=["setup:*"])
+    assert chosen and {v.ask for v in chosen} == {Ask.LEGAL_MOVES, Ask.VERDICT}
+    assert not any(v.rule.startswith("setup:") for v in chosen)
+    assert {v.rule for v in select(vectors, ["illegal:*"], exclude=["illegal:no_*"])} == {
+        v.rule for v in vectors if v.rule.startswith("illegal:") and not v.rule.startswith(
+            "illegal:no_")
+    }  # fmt: skip
+
+
+def test_the_plain_report_names_the_engines_troubles(tmp_path: Path) -> None:
+    command = engine_script(
+        tmp_path,
+        """
+        import json, sys
+        for n, line in enumerate(sys.stdin):
+            question = json.loads(line)
+            if n % 2:
+                print("not JSON", flush=True)
+            else:
+                print(json.dumps({"id": question["id"], "unsupported": True}), flush=True)
+        """,
+    )
+    status, report, shown = checked_apart(tmp_path, "--cmd", command, "--rules", "draws")
+    assert status == 1 and report["troubles"] == {"garbage": 4} and report["restarts"] == 4
+    assert "The engine's troubles: 4 unreadable answers; it was started again 4 times." in shown
+    assert "legal moves, the plays: 0/" in shown  # the grades, part by part

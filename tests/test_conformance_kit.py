@@ -19,17 +19,29 @@ import pytest
 
 import arbiter
 from arbiter.cli import main
-from arbiter.conformance import answers, finders, rules
-from arbiter.conformance.check import Grade, check
-from arbiter.conformance.engines import Reply
-from arbiter.conformance.export import DEFAULT_PER_RULE, DEFAULT_SEED
-from arbiter.conformance.faults import BREAKERS
-from arbiter.conformance.games import OPTION_FOCUS, random_games
-from arbiter.conformance.pool import Pool
-from arbiter.conformance.probe import Table, moves_key, with_options
-from arbiter.conformance.vectors import MANIFEST, PUBLISHED, Ask, KitError, Vector, load
+from arbiter.conformance.kit import referee_answers as answers
+from arbiter.conformance.kit.checker import check
+from arbiter.conformance.kit.engines import Reply
+from arbiter.conformance.kit.grading import Grade
+from arbiter.conformance.kit.positions import position_of
+from arbiter.conformance.kit.protocol import Ask, KitError, Vector
+from arbiter.conformance.kit.vector_files import MANIFEST, PUBLISHED, load
+from arbiter.conformance.vectors import hand_built, rules, searches
+from arbiter.conformance.vectors.export import DEFAULT_PER_RULE, DEFAULT_SEED
+from arbiter.conformance.vectors.game_search import OPTION_FOCUS, random_games
+from arbiter.conformance.vectors.positions import spots
+from arbiter.conformance.vectors.probing import Table, moves_key, with_options
+from arbiter.conformance.vectors.selection import Pool
+from arbiter.conformance.vectors.setup_faults import BREAKERS
+from arbiter.conformance.vectors.situations import (
+    ARISES,
+    HOLDS,
+    Situation,
+    move_of,
+    situations_of,
+)
 from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.rulesets import RULESETS, Options
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
 from tests import conformance_reference
@@ -133,7 +145,7 @@ def test_rules_left_out_are_rules_that_change_nothing() -> None:
 
 def test_every_option_setup_fault_and_focus_has_its_search() -> None:
     options = {s.name for r in RULESETS.values() for s in r.option_specs}
-    assert set(finders.OPTION_FINDERS) == options
+    assert set(searches.OPTION_FINDERS) == options
     assert set(OPTION_FOCUS) <= options
     assert set(BREAKERS) == set(rules.SetupFault)
 
@@ -146,15 +158,18 @@ def test_every_line_has_the_format_of_the_issue(published: list[Vector]) -> None
     for path in sorted(KIT.glob("*.jsonl")):
         for line in path.read_text().splitlines():
             raw = json.loads(line)
-            assert list(raw) == ["id", "ruleset", "rule", "log", "expect"]
+            assert list(raw) == ["id", "ruleset", "rule", "ask", "log", "expect"]
             assert raw["id"] not in ids
             ids.add(raw["id"])
             expect = raw["expect"]
             kind = next(k for k in ("legal_moves", "verdict", "replay", "error") if k in expect)
+            assert raw["ask"] == kind or (kind == "error" and raw["ask"] != "verdict")
             if kind == "verdict":
-                assert set(expect) <= {"verdict", "obligation", "code", "move"}
+                assert set(expect) <= {"verdict", "obligation", "code", "move", "outcome"}
                 assert ("obligation" in expect) == (expect["verdict"] == "renuncio")
                 assert ("code" in expect) == (expect["verdict"] == "illegal")
+                if "outcome" in expect:
+                    assert set(expect["outcome"]) == {"winners", "losers", "reason"}
             elif kind == "replay":
                 assert set(expect["replay"]) == {"status", "illegal", "deals", "match"}
             elif kind == "error":
@@ -200,6 +215,7 @@ class _Reference:
     """tests/reference.py as an engine, in this process."""
 
     name = "reference"
+    restarts = 0
 
     def ask(self, question: Mapping[str, Any]) -> Reply:
         return Reply(answer=conformance_reference.answer(dict(question)))
@@ -282,3 +298,114 @@ def test_export_writes_the_published_set_again_byte_for_byte(
             f"{name} differs: run `arbiter conformance export --out conformance` and commit"
         )
     assert count == len(load(tmp_path))
+
+
+# --- every rule asked as moves, and the situations --------------------------------------------
+
+
+def test_every_rule_is_asked_as_legal_moves_or_a_verdict(published: list[Vector]) -> None:
+    """An engine that judges moves but does not adjudicate logs is tested on every rule."""
+    asked: dict[tuple[str, str], set[Ask]] = {}
+    for vector in published:
+        asked.setdefault((vector.ruleset, vector.rule), set()).add(vector.ask)
+    missing = [cell for cell, asks in asked.items() if not asks & {Ask.LEGAL_MOVES, Ask.VERDICT}]
+    assert missing == []
+    setups = [v for v in published if v.rule.startswith("setup:")]
+    assert {v.ask for v in setups} == {Ask.LEGAL_MOVES, Ask.REPLAY}
+
+
+def test_moves_are_asked_where_the_referee_has_a_position(published: list[Vector]) -> None:
+    for vector in published:
+        if vector.ask is not Ask.REPLAY and vector.kind != "error":
+            assert position_of(vector.log) is not None, vector.id
+
+
+def test_a_verdict_names_the_outcome_of_the_deal_its_move_ends(published: list[Vector]) -> None:
+    for vector in published:
+        if vector.kind != "verdict" or vector.expect["verdict"] == "illegal":
+            continue
+        *before, last = vector.log["deals"]
+        ended = {**vector.log, "deals": [*before, {**last, "events": [*last["events"],
+                                                                      vector.move]}]}  # fmt: skip
+        deal = arbiter.replay(ended).to_dict()["deals"][-1]
+        if deal["finished"]:
+            outcome = {k: deal["outcome"][k] for k in ("winners", "losers", "reason")}
+            assert vector.expect["outcome"] == outcome, vector.id
+        else:
+            assert "outcome" not in vector.expect, vector.id
+    rules = {v.rule for v in published if v.kind == "verdict" and "outcome" in v.expect}
+    assert {f"outcome:{r.value}" for r in Reason} <= rules
+
+
+def _situation_table() -> str:
+    doc = (KIT.parent / "docs" / "conformance.md").read_text()
+    return doc.split("<!-- situations -->\n", 1)[1].split("\n\n", 1)[0]
+
+
+def test_the_situation_table_of_the_docs_counts_the_published_set(published: list[Vector]) -> None:
+    """How many published vectors are asked in each situation, per ruleset, computed from each
+    vector's position; a situation that can arise in a ruleset has vectors there."""
+    counts: Counter[tuple[Situation, str]] = Counter()
+    for vector in published:
+        for found in situations_of(vector.log):
+            counts[(found, vector.ruleset)] += 1
+    rows = ["| situation | " + " | ".join(RULESETS) + " |", "|---|" + "---|" * len(RULESETS)]
+    for found in Situation:
+        cells = [
+            str(counts[(found, name)]) if ARISES[found](ruleset) else "—"
+            for name, ruleset in RULESETS.items()
+        ]
+        rows.append(f"| `{found.value}` | " + " | ".join(cells) + " |")
+        for name, ruleset in RULESETS.items():
+            assert (counts[(found, name)] > 0) == ARISES[found](ruleset), (found, name)
+            assert counts[(found, name)] >= 1 or not ARISES[found](ruleset)
+    table = "\n".join(rows)
+    assert _situation_table() == table, table
+    for found in Situation:  # each situation's own vectors are in it
+        rule = f"situation:{found.value}"
+        for vector in (v for v in published if v.rule == rule):
+            assert found in situations_of(vector.log), vector.id
+
+
+def test_two_players_never_meet_a_trumped_trick() -> None:
+    """With two players the follower meets the leader's card alone: a trump never wins the
+    trick before it (the table's "—" for trumped-split in tute-2p)."""
+    rng = random.Random(9)
+    for game in random_games(Table("tute-2p", 2), rng, 40, renuncios=(0.0, 0.2)):
+        for spot in spots(game)[:-1]:
+            assert not HOLDS[Situation.TRUMPED_SPLIT](spot, RULESETS["tute-2p"], Options())
+            assert len(spot.trick) <= 1
+
+
+def test_the_trumped_trick_of_the_issue_is_that_situation() -> None:
+    """Trump espadas, trick 2O 10E 11O, the follower holds 12O 1O 3O 5O: any oros will do, and
+    the verdict that shows it is on the five."""
+    table = Table("tute-4p", 4)
+    follower = ["12O", "1O", "3O", "5O"]
+    deal = hand_built.shaped(table, random.Random(1), {0: ["2O"], 1: ["10E"], 2: ["11O"],
+                                                       3: follower},
+                             void={1: "O"}, trump_suit="E")  # fmt: skip
+    assert deal is not None
+    plays = [{"type": "play", "seat": s, "card": c} for s, c in enumerate(["2O", "10E", "11O"])]
+    log = hand_built.log_of(table, [{**deal, "events": plays}])
+    spot = spots(log)[-1]
+    assert Situation.TRUMPED_SPLIT in situations_of(log)
+    move = move_of(Situation.TRUMPED_SPLIT, spot)
+    assert move is not None and move.to_json("spanish")["card"] == "5O"
+    assert arbiter.validate(log, move.to_json("spanish")).to_dict()["verdict"] == "ok"
+
+
+def test_a_partners_earlier_cante_is_covered(published: list[Vector]) -> None:
+    """tute-4p: a cante open to a player whose partner sang in an earlier trick (engines that
+    allow one cante per side in a deal fail there)."""
+    found = []
+    for vector in published:
+        if vector.ruleset != "tute-4p" or vector.rule != "situation:side-sang-before":
+            continue
+        position = position_of(vector.log)
+        assert position is not None
+        turn, done = position["turn"], position["trick"]["number"]
+        partner = (turn + 2) % 4
+        if any(c["seat"] == partner and c["trick"] < done - 1 for c in position["cantes"]):
+            found.append(vector.ask)
+    assert set(found) == {Ask.LEGAL_MOVES, Ask.VERDICT}

@@ -16,17 +16,24 @@ from tests.api_support import ROOT
 pytestmark = pytest.mark.slow
 
 
-def test_the_live_service_passes_every_published_vector(tmp_path: Path) -> None:
+def test_the_live_service_passes_every_published_vector_and_plays_as_the_referee(
+    tmp_path: Path,
+) -> None:
+    """Through the HTTP API, with questions of protocol 1 and 2 (the service reads the log: a
+    verdict's outcome comes from a replay of the log with the move); and a few games of play."""
     total = json.loads((ROOT / "conformance" / "MANIFEST.json").read_text())["vectors"]
     report = tmp_path / "report.json"
     with gunicorn_support.serving("arbiter-conformance-") as server:
         url = f"http://{gunicorn_support.HOST}:{server.port}"
-        status = main(["conformance", "check", "--url", url, "--json", str(report), "--plain"])
-    body = json.loads(report.read_text())
-    assert status == 0, body["failures"][:3]
-    assert (body["vectors"], body["pass"], body["fail"], body["unsupported"]) == (
-        total,
-        total,
-        0,
-        0,
-    )
+        for protocol in ("1", "2"):
+            status = main(["conformance", "check", "--url", url, "--json", str(report),
+                           "--plain", "--protocol", protocol])  # fmt: skip
+            body = json.loads(report.read_text())
+            assert status == 0, body["failures"][:3]
+            assert (body["vectors"], body["pass"], body["fail"], body["unsupported"]) == (
+                total, total, 0, 0
+            )  # fmt: skip
+        status = main(["conformance", "play", "--url", url, "--games", "5", "--json",
+                       str(report), "--plain"])  # fmt: skip
+        body = json.loads(report.read_text())
+        assert status == 0 and body["findings"] == [] and body["positions"] > 100

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import random
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,8 +30,8 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 import arbiter
-from arbiter.api import create_app
-from arbiter.jsonlog import JsonFormatter
+from arbiter.api import create_app, logs
+from arbiter.jsonlog import PLAIN_FORMAT, JsonFormatter
 from arbiter.settings import Settings, SettingsError
 from arbiter.simulate import random_log
 from tests.api_support import (
@@ -193,10 +195,10 @@ def test_docs_redirect_and_assets_stay_open_with_keys(keyed: FlaskClient) -> Non
     redirect = keyed.get("/docs")
     assert redirect.status_code in (301, 308)
     page = keyed.get("/docs/").get_data(as_text=True)
-    assets = re.findall(r'(?:src|href)="(/docs/[^"?]+)"', page)
+    assets = re.findall(r'(?:src|href)="([^"?/][^"?]*)"', page)  # relative to /docs/
     assert len(assets) >= 4, page[:500]
     for asset in assets:
-        assert keyed.get(asset).status_code == 200, asset
+        assert keyed.get("/docs/" + asset).status_code == 200, asset
 
 
 def test_unknown_v1_path_needs_a_key_too(keyed: FlaskClient) -> None:
@@ -470,13 +472,16 @@ def test_docs_have_their_own_policy() -> None:
     assert "https:" not in csp
     assert "*" not in csp
     assert "'unsafe-eval'" not in csp
+    assert directives["script-src"] == ["'self'"]  # no inline script runs (issue 22, item 3)
+    assert "<script>" not in page.get_data(as_text=True)
+    assert page.headers["Cache-Control"] == "no-store"
     assert page.headers["X-Frame-Options"] == "DENY"
     assert page.headers["X-Content-Type-Options"] == "nosniff"
     assert page.headers["Referrer-Policy"] == "no-referrer"
     assert "Server" not in page.headers
-    asset = re.search(r'src="(/docs/[^"?]+\.js)"', page.get_data(as_text=True))
+    asset = re.search(r'src="([^"?/][^"?]*\.js)"', page.get_data(as_text=True))
     assert asset is not None
-    script = client.get(asset.group(1))
+    script = client.get("/docs/" + asset.group(1))
     assert script.status_code == 200
     assert script.headers["Content-Security-Policy"] == csp
     # the page's own scripts and styles come from this origin: nothing for a CDN
@@ -526,31 +531,43 @@ def test_problem_request_id_for_auth_and_limit() -> None:
 
 
 class Capture(logging.Handler):
-    """Keeps every record and its JSON line as written by :class:`JsonFormatter`."""
+    """Every record of the ``arbiter`` loggers as :class:`JsonFormatter` writes it, and the
+    access lines, which an app made in process writes itself to ``sys.stderr`` (read through
+    pytest's ``capsys``: arbiter.api.logs builds no record for them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
         super().__init__(logging.DEBUG)
         self.records: list[logging.LogRecord] = []
         self.stream = io.StringIO()
         self.setFormatter(JsonFormatter())
+        self._capsys = capsys
+        self._stderr: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.append(record)
         self.stream.write(self.format(record) + "\n")
 
+    def text(self) -> str:
+        """Everything written so far: the records' lines, then standard error's."""
+        self._stderr.append(self._capsys.readouterr().err)
+        return self.stream.getvalue() + "".join(self._stderr)
+
     def lines(self) -> list[dict[str, Any]]:
-        return [orjson.loads(line) for line in self.stream.getvalue().splitlines()]
+        return [orjson.loads(line) for line in self.text().splitlines() if line.startswith("{")]
 
     def access_lines(self) -> list[dict[str, Any]]:
         return [line for line in self.lines() if line["logger"] == "arbiter.access"]
 
 
 @pytest.fixture
-def capture(caplog: pytest.LogCaptureFixture) -> Iterator[tuple[Capture, pytest.LogCaptureFixture]]:
-    """A handler on the ``arbiter`` loggers (which do not propagate to the root), and pytest's
-    capture of everything else (Flask, Werkzeug, flask-limiter...) at INFO."""
+def capture(
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+) -> Iterator[tuple[Capture, pytest.LogCaptureFixture]]:
+    """A handler on the ``arbiter`` loggers (which do not propagate to the root) with the
+    access lines of standard error, and pytest's capture of everything else (Flask, Werkzeug,
+    flask-limiter...) at INFO."""
     caplog.set_level(logging.INFO)
-    handler = Capture()
+    handler = Capture(capsys)
     logger = logging.getLogger("arbiter")
     logger.addHandler(handler)
     try:
@@ -641,7 +658,7 @@ def test_logs_never_hold_names_cards_or_keys(capture: tuple[Capture, Any]) -> No
     assert client.post("/v1/replays", json=log, headers={"X-API-Key": "x"}).status_code == 401
     assert client.post("/v1/replays", json=log).status_code == 401
 
-    ours = handler.stream.getvalue()
+    ours = handler.text()
     assert len(handler.access_lines()) == 9
     assert logging.getLogger("arbiter").propagate is False, "arbiter logs would go twice"
     everything = ours + "\n".join(
@@ -676,6 +693,118 @@ def test_access_lines_follow_the_log_level(capture: tuple[Capture, Any]) -> None
         logging.getLogger("arbiter").setLevel(logging.INFO)
     client_of().get("/healthz")
     assert len(handler.access_lines()) == 1
+
+
+def _record(message_args: tuple[Any, ...], **extra: Any) -> logging.LogRecord:
+    record = logging.LogRecord("arbiter.access", logging.INFO, __file__, 0, "%s %s %s",
+                               message_args, None)  # fmt: skip
+    record.__dict__.update(extra)
+    return record
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_an_access_line_is_the_line_logging_would_write(as_json: bool) -> None:
+    """The access line is made without a LogRecord (arbiter.api.logs): the same line the
+    service's formatter writes for the record it replaced, but for the clock's reading."""
+    lines: list[bytes] = []
+
+    class Lines:
+        def put(self, line: bytes) -> None:
+            lines.append(line)
+
+    logs.configure("INFO", as_json)  # what create_app does: access lines at INFO
+    access = logs.AccessLog(as_json, Lines())
+    access.write("r-1", "POST", "/v1/replays", 422, 0.0012344, "tute-2p")
+    fields = {"request_id": "r-1", "method": "POST", "path": "/v1/replays", "status": 422,
+              "duration_ms": 1.234, "ruleset": "tute-2p"}  # fmt: skip
+    record = _record(("POST", "/v1/replays", 422), **fields)
+    (line,) = lines
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    if as_json:
+        ours, theirs = orjson.loads(line), orjson.loads(JsonFormatter().format(record))
+        assert abs(_when(ours["time"]) - _when(theirs["time"])) < 5
+        assert {**ours, "time": ""} == {**theirs, "time": ""}
+        assert list(ours) == list(theirs)
+    else:
+        ours_text = line.decode().rstrip("\n")
+        theirs_text = logging.Formatter(PLAIN_FORMAT).format(record)
+        assert ours_text.split(" ", 2)[2] == theirs_text.split(" ", 2)[2]
+        stamp = " ".join(ours_text.split()[:2])
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}", stamp)
+
+
+def _when(stamp: str) -> float:
+    import calendar
+    import time
+
+    whole, _, millis = stamp.rstrip("Z").partition(".")
+    return calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + int(millis) / 1000
+
+
+def _read_all(fd: int) -> bytes:
+    out = b""
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except BlockingIOError:
+            return out
+        if not data:
+            return out
+        out += data
+
+
+def test_the_line_writer_writes_whole_lines_in_order() -> None:
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+    writer = logs.LineWriter(write_end)
+    try:
+        sent = [b"%d %s\n" % (i, b"x" * (i % 300)) for i in range(2000)]
+        for line in sent:
+            writer.put(line)
+        got = b""
+        for _ in range(200):  # the thread writes every FLUSH_SECONDS
+            got += _read_all(read_end)
+            if len(got) == sum(map(len, sent)):
+                break
+            threading.Event().wait(logs.FLUSH_SECONDS)
+        assert got == b"".join(sent)
+    finally:
+        writer.flush()
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_a_log_nobody_reads_never_holds_a_request() -> None:
+    """The pipe of the log is full and nobody reads it (a stuck log reader): the writer's
+    thread waits on it, requests do not. Past MAX_PENDING lines are dropped and counted, and
+    a line says how many once the log is read again."""
+    read_end, write_end = os.pipe()
+    writer = logs.LineWriter(write_end)
+    line = b"%s\n" % (b"y" * 199)
+    try:
+        writer.put(line)
+        count = 0
+        while count < 2 * logs.MAX_PENDING + 65536 // len(line):  # far past the pipe's room
+            writer.put(line)
+            count += 1
+        assert writer.dropped > 0  # put() returned every time: it only queues
+        os.set_blocking(read_end, False)
+        got = b""
+        for _ in range(400):
+            got += _read_all(read_end)
+            if b"access lines dropped" in got:
+                break
+            threading.Event().wait(logs.FLUSH_SECONDS)
+        assert b"access lines dropped: the log was not read" in got
+        kept = got.count(line)
+        assert kept >= logs.MAX_PENDING  # what the queue held was written
+        note = orjson.loads(got[got.index(b'{"time"') :].split(b"\n")[0])
+        assert note["level"] == "warning" and note["logger"] == "arbiter.access"
+        assert int(note["message"].split()[0]) + kept == count + 1
+    finally:
+        os.close(read_end)
+        writer.flush()
+        os.close(write_end)
 
 
 # --- metrics ------------------------------------------------------------------------------------
@@ -736,6 +865,26 @@ def test_request_counter_and_latency_per_endpoint_and_status() -> None:
     assert counts[-1] == 6  # +Inf
     ruleset = {"method": "GET", "endpoint": "/v1/rulesets/<string:name>"}
     assert latency("count", **ruleset) == 2
+
+
+def test_metric_labels_come_from_closed_sets() -> None:
+    """Methods no route answers are ``other``, paths no route matches ``unmatched``: a client
+    cannot add label sets (issue 22, finding 4)."""
+    client = client_of()
+    rng = random.Random(4)
+    for _ in range(200):
+        method = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(12))
+        path = "/" + "".join(rng.choice("abcdefgh/") for _ in range(rng.randint(1, 20)))
+        client.open(path, method=method)
+        client.open("/v1/replays", method=method)
+    client.open("/healthz", method="DELETE")
+    text = scrape(client)
+    methods = set(re.findall(r'arbiter_requests_total\{[^}]*method="([^"]*)"', text))
+    endpoints = set(re.findall(r'arbiter_requests_total\{endpoint="([^"]*)"', text))
+    assert methods == {"other"}  # DELETE too: no route answers it
+    assert endpoints == {"unmatched"}  # a 405 matched no rule either
+    assert requests_total(text, "other", "unmatched", 405) == 201
+    assert requests_total(text, "other", "unmatched", 404) == 200
 
 
 def test_verdict_counters() -> None:

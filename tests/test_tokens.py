@@ -28,6 +28,7 @@ from arbiter.api import create_app
 from arbiter.contract import MAX_NAME_LENGTH_LIMIT, MAX_TOKEN_LENGTH
 from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.position import Position
+from arbiter.engine.rulesets import RULESETS
 from arbiter.service import Referee
 from arbiter.settings import SERVER_STATE_KEY_VAR, Settings, SettingsError
 from arbiter.simulate import random_log
@@ -188,6 +189,40 @@ def test_the_largest_tokens_fit_the_limit(ruleset: str, players: int, name_lengt
     token = sealer.seal(match.position())
     assert len(token) <= MAX_TOKEN_LENGTH
     assert opens_to_position_of(sealer, token, match.header.players)
+
+
+def _widest_options(ruleset: str) -> dict[str, Any]:
+    """Every option of ``ruleset`` away from its default, at its longest."""
+    chosen: dict[str, Any] = {}
+    for name, spec in RULESETS[ruleset].to_dict()["options"].items():
+        if spec["type"] == "boolean":
+            chosen[name] = not spec["default"]
+        elif spec["type"] == "array":  # call_ranks: two ranks, the longest spelled
+            chosen[name] = [10, 12]
+        elif "allowed" in spec:
+            chosen[name] = max(spec["allowed"], key=lambda v: len(str(v)))
+        else:
+            chosen[name] = spec["maximum"]
+    return chosen
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players"),
+    [("tute-2p", 2), ("tute-3p", 3), ("tute-4p", 4), ("tute-cabron", 3), ("tute-gana-pierde", 5)],
+)
+def test_the_largest_tokens_fit_the_limit_with_every_option_set(ruleset: str, players: int) -> None:
+    """Fixed-width positions are padded to the widest of their table: with names at the limit
+    and every option overridden, the token still fits."""
+    sealer = Sealer([SECRET])
+    log = random_log(ruleset, random.Random(9), players=players, deals=1, finish_last=False,
+                     stop_after=3)  # fmt: skip
+    log["options"] = _widest_options(ruleset)
+    log["players"] = [chr(0x1F0A1 + i) * MAX_NAME_LENGTH_LIMIT for i in range(players)]
+    match = engine_replay(log, Settings(max_name_length=MAX_NAME_LENGTH_LIMIT).limits)
+    assert match.illegal is None
+    token = sealer.seal(match.position())
+    assert len(token) <= MAX_TOKEN_LENGTH, len(token)
+    assert sealer.open(token).header.options == match.header.options
 
 
 def opens_to_position_of(sealer: Sealer, token: str, players: tuple[str, ...]) -> bool:

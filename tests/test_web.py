@@ -1,11 +1,13 @@
 """The referee's page and the documentation pages, over the Flask test client.
 
-What a browser is not needed for: the page and its assets are served from this origin only, under
-their own Content-Security-Policy, with no inline script or style; the language follows
-``?lang=`` and ``Accept-Language``; the bundled examples and the rendered documents are served
-(also from a wheel: the package data holds them); the words of the page exist in both languages;
-and the documentation names every option, illegal code and outcome reason of the code.
-The page at work in a real browser is tests/test_browser.py.
+What a browser is not needed for: the pages (the ruling view at ``/``, the table editor at
+``/enter``) and their assets are served from this origin only, under their own
+Content-Security-Policy, with no inline script or style; the language follows ``?lang=`` and
+``Accept-Language``; the bundled examples and the rendered documents are served (also from a
+wheel: the package data holds them), the rules in English and in Spanish; the words of the pages
+exist in both languages; and both versions of the rules name every option, illegal code and
+outcome reason of the code. The pages at work in a real browser are tests/test_browser.py and
+tests/test_editor.py.
 """
 
 from __future__ import annotations
@@ -16,16 +18,16 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from flask.testing import FlaskClient
 from markupsafe import escape
 
 from arbiter.api.schemas import OBLIGATIONS, REASONS
+from arbiter.engine.cards import display_order, format_card, pack_mask, parse_card
 from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS
 from arbiter.engine.state import IllegalCode
 from arbiter.i18n import LANGS, area
@@ -125,7 +127,27 @@ def test_the_page_runs_no_inline_code_and_loads_only_local_files(client: FlaskCl
             assert answer.status_code in (200, 308), url
 
 
-@pytest.mark.parametrize("asset", ["referee.js", "cards.js", "referee.css", "favicon.svg"])
+STATIC = sorted(p.name for p in (WEB / "static").iterdir() if p.is_file())
+
+
+def test_the_scripts_are_modules_the_pages_load() -> None:
+    """Every script is an ES module reached from a page's entry (referee.js, enter.js) by its
+    imports: nothing in static/ is dead, and no script is loaded as a classic script."""
+    scripts = {name for name in STATIC if name.endswith(".js")}
+    reached: set[str] = set()
+    todo = ["referee.js", "enter.js"]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        todo += re.findall(
+            r'^import .* from "\./([\w-]+\.js)";$', (WEB / "static" / name).read_text(), re.M
+        )
+    assert reached == scripts
+
+
+@pytest.mark.parametrize("asset", STATIC)
 def test_static_files_have_the_page_policy(client: FlaskClient, asset: str) -> None:
     response = client.get(f"/static/{asset}")
     assert response.status_code == 200
@@ -158,6 +180,27 @@ def test_the_page_language(client: FlaskClient, query: str, accept: str | None, 
     page = client.get(f"/{query}", headers=headers).get_data(as_text=True)
     assert f'<html lang="{lang}">' in page
     assert f'<h1 data-t="title">{escape(UI[lang]["title"])}</h1>' in page  # type: ignore[index]
+    editor = client.get(f"/enter{query}", headers=headers).get_data(as_text=True)
+    assert f'<html lang="{lang}">' in editor
+    assert escape(UI[lang]["enter.title"]) in editor  # type: ignore[index]
+
+
+def test_the_editor_is_served_like_the_page(client: FlaskClient) -> None:
+    """/enter: the page's policy, its data, one module script from this origin, linked from
+    the header of every page."""
+    response = client.get("/enter")
+    assert response.status_code == 200 and response.mimetype == "text/html"
+    assert response.headers["Content-Security-Policy"] == PAGE_CSP
+    markup = parse(response.get_data(as_text=True))
+    sources = [attrs for attrs, _ in markup.scripts if attrs.get("src")]
+    assert [(a.get("type"), a["src"]) for a in sources] == [("module", "/static/enter.js")]
+    (data,) = [t for attrs, t in markup.scripts if attrs.get("id") == "arbiter-data"]
+    assert "</" not in data
+    for tag, attrs in markup.tags:
+        assert "style" not in attrs and not any(n.startswith("on") for n in attrs), tag
+    for path in ("/", "/enter", "/docs/rules", "/docs/api"):
+        urls = local_urls(parse(client.get(path).get_data(as_text=True)))
+        assert any(u.startswith("/enter") for u in urls), path
 
 
 def test_the_page_data_is_the_engines(client: FlaskClient) -> None:
@@ -173,6 +216,17 @@ def test_the_page_data_is_the_engines(client: FlaskClient) -> None:
     assert spanish["names"]["es"]["10O"] == "la sota de oros"
     french = data["cards"]["french"]
     assert french["inputs"]["Q♥"] == "QH" and french["names"]["en"]["QH"] == "the queen of hearts"
+    assert spanish["labels"]["es"]["4C"] == "cuatro de copas"  # a card's name, alone
+    assert spanish["codes"] == [format_card(c) for c in range(40)]
+    # the picker's pack: the engine's, for every ruleset and number of players
+    for name, ruleset in RULESETS.items():
+        for players in ruleset.players:
+            pack = data["packs"][name][str(players)]
+            assert len(pack) == ruleset.pack_size(players)
+            assert pack == display_order(pack_mask(ruleset.removed_rank[players]))
+    ace, two = parse_card("1O"), parse_card("2O")
+    assert ace not in data["packs"]["tute-gana-pierde"]["3"]  # aces out, as rules.md §6.5 says
+    assert two not in data["packs"]["tute-3p"]["3"] and ace in data["packs"]["tute-3p"]["3"]
 
 
 def test_player_data_never_reaches_the_server_rendered_page(client: FlaskClient) -> None:
@@ -252,12 +306,12 @@ def test_a_wheel_carries_the_page_examples_and_docs(
     names = set(built_wheel(tmp_path_factory.mktemp("wheel")).namelist())
     expected = {
         "arbiter/web/templates/web/referee.html",
+        "arbiter/web/templates/web/enter.html",
         "arbiter/web/templates/web/cards.svg",
-        "arbiter/web/static/referee.js",
-        "arbiter/web/static/cards.js",
-        "arbiter/web/static/referee.css",
+        *(f"arbiter/web/static/{name}" for name in STATIC),
         *(f"arbiter/web/examples/{p.name}" for p in example_files()),
         *(f"arbiter/web/docs/{f}" for f in documents.DOCUMENTS.values()),
+        *(f"arbiter/web/docs/{f}" for f in documents.TRANSLATIONS.values()),
     }
     assert expected <= names, sorted(expected - names)
     assert any(n.endswith("dist-info/licenses/LICENSE") or n.endswith("/LICENSE") for n in names)
@@ -266,9 +320,11 @@ def test_a_wheel_carries_the_page_examples_and_docs(
 # --- the documents --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(documents.DOCUMENTS))
-def test_documents_are_served_as_html(client: FlaskClient, name: str) -> None:
-    response = client.get(f"/docs/{name}")
+@pytest.mark.parametrize(
+    ("name", "lang"), [(name, lang) for name in sorted(documents.DOCUMENTS) for lang in LANGS]
+)
+def test_documents_are_served_as_html(client: FlaskClient, name: str, lang: str) -> None:
+    response = client.get(f"/docs/{name}?lang={lang}")
     assert response.status_code == 200
     assert response.mimetype == "text/html"
     assert response.headers["Content-Security-Policy"] == PAGE_CSP
@@ -283,10 +339,26 @@ def test_documents_are_served_as_html(client: FlaskClient, name: str) -> None:
             assert url[1:] in ids, f"{name}: no anchor {url}"
             continue
         assert not parts.netloc, f"{name} links to another host: {url}"
-        answer = client.get(parts.path or f"/docs/{name}")
+        answer = client.get(f"{parts.path}?{parts.query}" if parts.path else f"/docs/{name}")
         assert answer.status_code in (200, 308), url
-        if parts.fragment and parts.path.startswith("/docs/") and parts.path != "/docs/":
-            assert f'id="{parts.fragment}"' in answer.get_data(as_text=True), url
+        if parts.path.startswith("/docs/") and parts.path != "/docs/":
+            assert parse_qs(parts.query).get("lang", ["en"]) == [lang], url  # the same language
+            if parts.fragment:
+                assert f'id="{parts.fragment}"' in answer.get_data(as_text=True), url
+
+
+def test_the_rules_are_served_in_spanish(client: FlaskClient) -> None:
+    spanish = client.get("/docs/rules?lang=es").get_data(as_text=True)
+    english = client.get("/docs/rules?lang=en").get_data(as_text=True)
+    assert "<title>Las reglas que aplica el árbitro · tute-arbiter</title>" in spanish
+    assert "<title>The rules the referee applies · tute-arbiter</title>" in english
+    assert 'id="3-obligaciones-de-juego-asistir-montar-fallar-pisar"' in spanish
+    # Accept-Language decides without ?lang=, as for the page
+    chosen = client.get("/docs/rules", headers={"Accept-Language": "es-ES,es"})
+    assert chosen.get_data(as_text=True) == spanish
+    assert "Accept-Language" in chosen.headers["Vary"]
+    # the API contract has no Spanish version: the original, in the Spanish shell
+    assert "The HTTP contract (v1)" in client.get("/docs/api?lang=es").get_data(as_text=True)
 
 
 def test_swagger_ui_stays_at_docs(client: FlaskClient) -> None:
@@ -294,9 +366,11 @@ def test_swagger_ui_stays_at_docs(client: FlaskClient) -> None:
     assert response.status_code == 200
     page = response.get_data(as_text=True)
     assert "swagger-ui" in page
-    assert "'unsafe-inline'" in response.headers["Content-Security-Policy"]
+    # Its initialiser is a file (issue 22, item 3): no inline script, none allowed.
+    assert "script-src 'self';" in response.headers["Content-Security-Policy"]
+    initializer = client.get("/docs/swagger-initializer.js").get_data(as_text=True)
     # Served from any host, Swagger UI must not send the contract to its online validator.
-    assert '"validatorUrl": null' in page
+    assert '"validatorUrl":null' in initializer
 
 
 def test_the_page_links_the_interactive_documentation(client: FlaskClient) -> None:
@@ -306,10 +380,22 @@ def test_the_page_links_the_interactive_documentation(client: FlaskClient) -> No
     assert any(u.startswith("/docs/api") for u in urls)
 
 
-def test_the_renuncio_note_links_an_existing_rule() -> None:
-    script = (WEB / "static" / "referee.js").read_text()
-    (target,) = re.findall(r'RULES_OBLIGATIONS = "docs/rules#([^"]+)"', script)
-    assert f'id="{target}"' in documents.render("rules").html
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_renuncio_note_links_the_rule_in_the_readers_language(
+    client: FlaskClient, lang: str
+) -> None:
+    markup = parse(client.get(f"/?lang={lang}").get_data(as_text=True))
+    (text,) = [t for attrs, t in markup.scripts if attrs.get("id") == "arbiter-data"]
+    import json
+
+    href = json.loads(text)["rules"][lang]["obligations"]
+    path, _, anchor = href.partition("#")
+    assert path == f"docs/rules?lang={lang}"
+    assert anchor.startswith("3-") and f'id="{anchor}"' in documents.render("rules", lang).html
+    assert (
+        "ruling.js" in {n for n in STATIC}
+        and "DATA.rules" in (WEB / "static" / "ruling.js").read_text()
+    )
 
 
 def test_document_links_point_at_served_pages() -> None:
@@ -319,23 +405,25 @@ def test_document_links_point_at_served_pages() -> None:
     assert documents.served_href("../examples/tute-3p.json") == "/examples/tute-3p.json"
     assert documents.served_href("#options") == "#options"
     assert documents.served_href("https://example.org/x") == "https://example.org/x"
+    assert documents.served_href("api.md#errors", "es") == "/docs/api?lang=es#errors"
+    assert documents.served_href("../api_spec/openapi.yaml", "es") == "/v1/openapi.yaml"
 
 
 def test_raw_html_in_a_document_is_escaped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        documents, "markdown_source", lambda name: "# T\n\n<script>alert(1)</script>\n"
+        documents, "markdown_source", lambda name, lang="en": "# T\n\n<script>alert(1)</script>\n"
     )
     html_text = documents.render("rules").html
     assert "<script>" not in html_text and "&lt;script&gt;" in html_text
 
 
-@cache
-def docs_text() -> str:
-    return "\n".join((DOCS / f).read_text(encoding="utf-8") for f in documents.DOCUMENTS.values())
+RULES_FILES = ["rules.md", *sorted(documents.TRANSLATIONS.values())]
 
 
-def test_the_docs_name_every_option_illegal_code_and_reason() -> None:
-    text = docs_text()
+@pytest.mark.parametrize("rules", RULES_FILES)
+def test_each_version_of_the_rules_names_every_option_illegal_code_and_reason(rules: str) -> None:
+    """rules.md and its Spanish version, each alone, name what the code has."""
+    text = (DOCS / rules).read_text(encoding="utf-8")
     options = {spec.name for r in RULESETS.values() for spec in r.option_specs}
     reasons = set(
         committed_spec()["components"]["schemas"]["Outcome"]["properties"]["reason"]["enum"]
@@ -353,8 +441,9 @@ def test_the_docs_name_every_option_illegal_code_and_reason() -> None:
         assert not missing, f"docs/ never name the {kind}s {missing}"
 
 
-def test_the_options_table_of_the_rules_is_the_codes() -> None:
-    text = (DOCS / "rules.md").read_text()
+@pytest.mark.parametrize("rules", RULES_FILES)
+def test_the_options_table_of_the_rules_is_the_codes(rules: str) -> None:
+    text = (DOCS / rules).read_text()
     rows = re.findall(r"^\| `(\w+)` \| [^|]+ \| [^|]+ \| ([^|]+) \| §[\d.]+ \|$", text, re.M)
     table = {name: {r.strip() for r in rulesets.split(",")} for name, rulesets in rows}
     code: dict[str, set[str]] = {}
@@ -364,8 +453,9 @@ def test_the_options_table_of_the_rules_is_the_codes() -> None:
     assert table == code
 
 
-def test_the_options_table_gives_each_default() -> None:
-    text = (DOCS / "rules.md").read_text()
+@pytest.mark.parametrize("rules", RULES_FILES)
+def test_the_options_table_gives_each_default(rules: str) -> None:
+    text = (DOCS / rules).read_text()
     rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", text, re.M))
     for ruleset in RULESETS.values():
         for spec in ruleset.option_specs:
@@ -400,8 +490,9 @@ def test_the_api_doc_covers_the_contract() -> None:
         assert f"`{counter}`" in text
 
 
-def test_the_rules_name_their_sources() -> None:
-    text = (DOCS / "rules.md").read_text()
+@pytest.mark.parametrize("rules", RULES_FILES)
+def test_the_rules_name_their_sources(rules: str) -> None:
+    text = (DOCS / rules).read_text()
     for title in (
         "Tute: questions and answers",
         "Reglamento de cartas Tute",
@@ -440,24 +531,59 @@ def test_every_word_the_page_uses_exists() -> None:
     for template in (WEB / "templates" / "web").glob("*.html"):
         text = template.read_text()
         used |= set(re.findall(r'\bt\(\s*["\']([\w.]+)["\']', text))
-        used |= set(re.findall(r'data-t(?:-label)?="([\w.]+)"', text))
-    script = (WEB / "static" / "referee.js").read_text()
-    used |= set(re.findall(r'\bt\(\s*"([\w.]+)"', script))
-    literals = set(re.findall(r'"([a-z_]+\.[a-z_.]+)"', script))  # keys chosen before t(key)
+        used |= set(re.findall(r'data-t(?:-label|-placeholder)?="([\w.]+)"', text))
+    scripts = "\n".join(p.read_text() for p in sorted((WEB / "static").glob("*.js")))
+    used |= set(re.findall(r'\bt\(\s*"([\w.]+)"', scripts))
+    literals = set(re.findall(r'"([a-z_]+\.[a-z_.]+)"', scripts))  # keys chosen before t(key)
     used |= literals & set(UI["en"])
+    # counted(key, n): the key's singular and plural
+    for key in re.findall(r'\bcounted\(\s*"([\w.]+)"', scripts):
+        used |= {f"{key}.one", f"{key}.other"}
     # keys built from the answer's own values
     used |= {f"reason.{r}" for r in REASONS} | {f"obligation.{o}" for o in OBLIGATIONS}
+    used |= {f"failed.{o}" for o in OBLIGATIONS}
     used |= {f"status.{s}" for s in ("complete", "in_progress", "invalid")}
     used |= {f"match.counter.{c}" for c, _ in MATCH_COUNTERS.values()}
     used |= {"of.kings", "of.horses"} | {f"step.{w}" for w in ("first", "prev", "next", "last")}
     used |= {"match.winner", "match.loser"}
+    used |= {f"action.{kind}" for kind in ("sing", "tute", "exchange")}
     score_fields = committed_spec()["components"]["schemas"]["Score"]["properties"]
     used |= {f"scores.{c}" for c in score_fields if c != "seat"}
+    # ... and from the rulesets' own data (the editor's table)
+    used |= {f"ruleset.{name}" for name in RULESETS}
+    used |= {f"option.{spec.name}" for r in RULESETS.values() for spec in r.option_specs}
+    used |= {"table.true", "table.false", "table.mode.hands", "table.mode.deck"}
+    used |= {"table.notation.spanish", "table.notation.french"}
+    # ... and from the editor's places and refusals (entry.js)
+    kinds = set(re.findall(r'kind: "(\w+)"', (WEB / "static" / "entry.js").read_text()))
+    assert kinds == {"hand", "turned", "stock", "trump", "deck"}
+    used |= {f"entry.missing.{k}" for k in kinds} | {f"entry.place.{k}" for k in kinds}
+    used |= {f"unknown.outcome.{o}" for o in ("stands", "depends", "open")}
     assert used, "no word found: the patterns are stale"
     missing = sorted(used - set(UI["en"]))
     assert not missing, missing
     unused = sorted(set(UI["en"]) - used)
     assert not unused, f"words nobody uses: {unused}"
+
+
+def test_pages_say_a_count_in_words_never_with_s_in_brackets() -> None:
+    """ "5 deals", "1 deal": no "deal(s)" in either language; the heading of a renuncio names
+    its obligation once ("Renuncio (fallar): trump when void")."""
+    for lang in LANGS:
+        for key, text in UI[lang].items():
+            assert "(s)" not in text and "(es)" not in text, (lang, key)
+        heading = UI[lang]["violation.heading"].format(
+            obligation="fallar", meaning=UI[lang]["obligation.fallar"]
+        )
+        assert heading.lower().count("fallar") == 1, heading
+    assert UI["en"]["ruling.deals.other"].format(count=5) == "5 deals"
+    assert UI["en"]["ruling.deals.one"].format(count=1) == "1 deal"
+    assert (
+        UI["en"]["violation.heading"].format(
+            obligation="fallar", meaning=UI["en"]["obligation.fallar"]
+        )
+        == "Renuncio (fallar): trump when void"
+    )
 
 
 def test_ruleset_facts_match_the_answers() -> None:

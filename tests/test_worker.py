@@ -15,12 +15,18 @@ from typing import Any
 import gevent
 import pytest
 from gunicorn.http import errors as http_errors
+from gunicorn.http.body import Body, ChunkedReader, LengthReader
+from gunicorn.http.unreader import Unreader
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arbiter.worker import (
     KEEPALIVE_REQUESTS,
     BodyTimeout,
     DeadlineInput,
     Worker,
+    client_error,
+    detail_of,
     problem_bytes,
     status_of,
     with_deadlines,
@@ -37,11 +43,24 @@ from arbiter.worker import (
         (http_errors.InvalidHTTPVersion("HTTP/9.7"), 400),
         (http_errors.UnsupportedTransferCoding("gzip"), 501),
         (http_errors.InvalidChunkSize(b"zz"), 400),
+        (http_errors.ConfigurationProblem("path '/y' does not start with SCRIPT_NAME '/x'"), 400),
         (RuntimeError("a bug"), 500),
     ],
 )
 def test_status_of_each_gunicorn_error(error: BaseException, status: int) -> None:
     assert status_of(error)[0] == status
+    # every error gunicorn raises about a request is the client's: no traceback is logged
+    assert client_error(error) is (status != 500)
+
+
+def test_what_each_problem_says() -> None:
+    """A client error says what was wrong with the request; only a fault of the server says
+    it failed, with the request id to quote (issue 22, finding 12)."""
+    coding = detail_of(http_errors.UnsupportedTransferCoding("xchunked"), 501, "r1")
+    assert "Transfer-Encoding" in coding and "failed" not in coding
+    script = detail_of(http_errors.ConfigurationProblem("..."), 400, "r1")
+    assert "SCRIPT_NAME" in script
+    assert "quote request id r1" in detail_of(RuntimeError("a bug"), 500, "r1")
 
 
 def test_problem_bytes_are_a_whole_answer() -> None:
@@ -164,3 +183,110 @@ def test_keepalive_zero_is_refused() -> None:
 
     with pytest.raises(RuntimeError, match="keepalive"):
         Worker.check_config(Config(), None)
+
+
+# --- reads as the bytes arrive (gunicorn's own body readers) -------------------------------------
+
+
+class Arriving(Unreader):
+    """A connection's unreader whose pieces arrive when the test says (``pieces``: what comes,
+    ``None`` for a wait of ``pause`` seconds, a gevent sleep as a socket waits)."""
+
+    def __init__(self, pieces: list[bytes | None], pause: float = 5.0) -> None:
+        super().__init__()
+        self.pieces = list(pieces)
+        self.pause = pause
+        self.waits = 0
+
+    def chunk(self, size_hint: int | None = None) -> bytes:
+        while self.pieces:
+            piece = self.pieces.pop(0)
+            if piece is not None:
+                return piece
+            self.waits += 1
+            gevent.sleep(self.pause)
+        return b""
+
+
+class _ChunkedRequest:
+    """What gunicorn's ChunkedReader reads of its request."""
+
+    limit_request_field_size = 0
+    max_buffer_headers = 0
+
+    def __init__(self) -> None:
+        self.trailers: list[Any] = []
+
+
+def _length_body(pieces: list[bytes | None], length: int, buffered: bytes = b"") -> Body:
+    unreader = Arriving(pieces)
+    unreader.unread(buffered)  # what came with the head
+    return Body(LengthReader(unreader, length))
+
+
+def test_read1_hands_over_what_came_with_the_head_without_a_timer() -> None:
+    body = _length_body([None, b"late"], 10, buffered=b"early.")
+    stream = DeadlineInput(body, 0.2)
+    began = time.monotonic()
+    assert stream.read1(65536) == b"early."  # no wait for the 4 bytes still to come
+    assert time.monotonic() - began < 0.1
+    with pytest.raises(BodyTimeout):
+        stream.read1(65536)  # then the wait for them is bounded by the deadline
+
+
+def test_readline_returns_a_line_that_has_arrived() -> None:
+    """A trickled batch: each line as soon as it is whole, the wait only for what has not
+    come (before, a read waited for a whole 64 KiB block; issue 22, finding 13)."""
+    body = _length_body([b"one\ntw", b"o\nthr", None], 100)
+    stream = DeadlineInput(body, 0.3)
+    assert stream.readline(65536) == b"one\n"
+    assert stream.readline(65536) == b"two\n"
+    with pytest.raises(BodyTimeout):
+        stream.readline(65536)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    body=st.binary(max_size=300),
+    cuts=st.lists(st.integers(1, 40), max_size=20),
+    calls=st.lists(st.tuples(st.sampled_from(["read", "read1", "readline"]), st.integers(1, 64))),
+    chunked=st.booleans(),
+)
+def test_reads_of_every_kind_give_the_body_in_order(
+    body: bytes, cuts: list[int], calls: list[tuple[str, int]], chunked: bool
+) -> None:
+    """Whatever the pieces the body arrives in and whatever mix of read, read1 and readline
+    the app makes, the bytes come out once each, in order."""
+    pieces, rest = [], body
+    for cut in cuts:
+        if rest:
+            pieces.append(rest[:cut])
+            rest = rest[cut:]
+    if rest:
+        pieces.append(rest)
+    if chunked:
+        coded: list[bytes | None] = [b"%x\r\n%s\r\n" % (len(p), p) for p in pieces if p]
+        coded.append(b"0\r\n\r\n")
+        stream = DeadlineInput(Body(ChunkedReader(_ChunkedRequest(), Arriving(coded))), 5.0, 1000)
+    else:
+        stream = DeadlineInput(Body(LengthReader(Arriving(list(pieces)), len(body))), 5.0)
+    out = b""
+    for kind, size in [*calls, *[("read1", 64)] * (len(body) + 2)]:
+        data = getattr(stream, kind)(size)
+        assert len(data) <= size
+        if kind == "readline" and data and data[-1:] != b"\n":
+            assert len(data) == size or out + data == body
+        out += data
+    assert out == body
+
+
+def test_a_chunk_larger_than_any_body_is_refused_at_once() -> None:
+    coded: list[bytes | None] = [b"FFFFFFFFFFFFFFFFFFFF\r\n{}", None]
+    stream = DeadlineInput(Body(ChunkedReader(_ChunkedRequest(), Arriving(coded))), 5.0, 1000)
+    began = time.monotonic()
+    with pytest.raises(http_errors.InvalidChunkSize):
+        stream.read1(65536)
+    assert time.monotonic() - began < 1.0  # not the body deadline
+    pieces: list[bytes | None] = [b"3e8\r\n", b"x" * 1000, b"\r\n0\r\n\r\n"]
+    small = DeadlineInput(Body(ChunkedReader(_ChunkedRequest(), Arriving(pieces))), 5.0, 1000)
+    assert len(small.read(2000)) == 1000  # a chunk at the limit is read

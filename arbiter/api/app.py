@@ -1,4 +1,5 @@
-"""The Flask application factory: routes, pages, problem+json errors, metrics, request ids.
+"""The Flask application factory: routes, pages, problem+json errors, and the frame of every
+request (request ids, security headers, metrics, the access line: :mod:`arbiter.api.frame`).
 
 :func:`create_app` builds a fresh app from a :class:`~arbiter.settings.Settings` (read from the
 environment when omitted). Nothing is global: the metrics registry and the generated OpenAPI
@@ -8,25 +9,19 @@ document live in ``app.extensions``.
 from __future__ import annotations
 
 import inspect
-import re
-import time
-from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask
 from flask_smorest import Api
-from flask_swagger_ui import get_swaggerui_blueprint
 
 from arbiter import __version__
-from arbiter.api import errors, limits, logs, security
+from arbiter.api import docs, errors, hot, limits, logs, security
+from arbiter.api.frame import ApiRequest, Frame
 from arbiter.api.metrics import Metrics
-from arbiter.contract import new_request_id
+from arbiter.api.schemas import ConformancePositionSchema
 from arbiter.service import Referee
 from arbiter.settings import Settings
 
 API_TITLE = "tute-arbiter"
-#: A client's X-Request-ID is echoed only when it is 1-128 printable ASCII characters (no
-#: controls, nothing a log or terminal would read as more than text); else a new id is drawn.
-_REQUEST_ID = re.compile(r"[\x20-\x7e]{1,128}")
 OPENAPI_PATH = "/v1/openapi.yaml"
 
 
@@ -40,6 +35,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     settings.check()
     app = Flask("arbiter", static_folder=None)  # static files: arbiter.web's, at /static/
+    app.request_class = ApiRequest  # it tells the frame which rule a request matched
     app.config.update(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         API_TITLE=API_TITLE,
@@ -73,15 +69,10 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     api.register_blueprint(v1)
     api.register_blueprint(service)
+    # no route answers it: the conformance kit's questions carry it (docs/conformance.md)
+    api.spec.components.schema("ConformancePosition", schema=ConformancePositionSchema)
     _unwrap_views(app, ("v1.", "service."))
-    app.register_blueprint(
-        # validatorUrl None: Swagger UI would otherwise send the contract's address to an
-        # online validator whenever it is served from a host other than localhost.
-        get_swaggerui_blueprint(
-            "/docs", OPENAPI_PATH, config={"app_name": API_TITLE, "validatorUrl": None}
-        ),
-        url_prefix="/docs",
-    )
+    app.register_blueprint(docs.swagger_ui(API_TITLE, OPENAPI_PATH), url_prefix="/docs")
     from arbiter import web
 
     web.install(app)  # the referee's page at /, /docs/rules, /docs/api, /examples/, /static/
@@ -89,9 +80,13 @@ def create_app(settings: Settings | None = None) -> Flask:
         api.spec.components.schemas.pop(unused, None)
     app.extensions["arbiter.spec"] = api.spec
     errors.register(app)
-    _instrument(app)
-    security.install(app, settings)  # before the limiter: it names the key's bucket
+    keys = security.install(app, settings)  # before the limiter: it names the key's bucket
     limits.install(app, settings)
+    metrics.know(method for rule in app.url_map.iter_rules() for method in rule.methods or ())
+    access = logs.AccessLog(settings.log_json)
+    app.extensions["arbiter.access"] = access
+    frame = Frame(app.wsgi_app, metrics, access, security.policies(), hot.install(app, keys))
+    app.wsgi_app = frame  # type: ignore[method-assign]
     return app
 
 
@@ -103,27 +98,3 @@ def _unwrap_views(app: Flask, prefixes: tuple[str, ...]) -> None:
     for endpoint, view in list(app.view_functions.items()):
         if endpoint.startswith(prefixes):
             app.view_functions[endpoint] = inspect.unwrap(view)
-
-
-def _instrument(app: Flask) -> None:
-    """Request ids and per-request metrics."""
-    metrics: Metrics = app.extensions["arbiter.metrics"]
-
-    @app.before_request
-    def _start() -> None:
-        incoming = request.headers.get("X-Request-ID", "")
-        g.request_id = incoming if _REQUEST_ID.fullmatch(incoming) else new_request_id()
-        g.started = time.perf_counter()
-
-    @app.after_request
-    def _finish(response: Response) -> Response:
-        request_id: str = g.get("request_id", "")
-        response.headers.add("X-Request-ID", request_id)  # no answer sets it before
-        rule = request.url_rule
-        endpoint = rule.rule if rule is not None else "unmatched"
-        started: Any = g.get("started")
-        elapsed = time.perf_counter() - started if started is not None else 0.0
-        method, status = request.method, response.status_code
-        metrics.observe_request(method, endpoint, status, elapsed)
-        logs.access(request_id, method, request.path, status, elapsed, g.get("ruleset"))
-        return response

@@ -5,20 +5,43 @@ stream by :func:`arbiter.archive.batch.score_batch`.
 What goes wrong before the first chunk is read (a media type, a coding, a Content-Length over
 the limit, a body that is not gzip) is a problem answer like any other; what goes wrong later
 is the last line of the stream. The answer closes its connection (``Connection: close``): a
-batch stopped early is not read to its end. Lines go out as the client takes them; a client
-that reads only after it has sent the whole body gets the answer too, kept for it up to
-:data:`PENDING_BYTES`.
+batch stopped early is not read to its end.
+
+A batch costs what its client sends and no more (every line counts against
+``ARBITER_BATCH_MAX_LINES``, blank ones too; past it the rest of the body is read, not decoded),
+and no batch may hold its worker against the others:
+
+- **At most** ``ARBITER_BATCH_CONCURRENCY`` **batches a worker** at once: one more is a 429
+  problem (``Retry-After``) before its body is read, so that batches never take every turn
+  from the short requests of the tables.
+- **Lines as they arrive**: the body is read as it arrives (:mod:`arbiter.api.bodies`), so
+  that a client that sends slowly gets the lines it finished answered before a 408 stop line.
+- **Answers as the client takes them**: lines go out when the connection can take them
+  without blocking; many clients (Python's http.client, requests) send their whole body before
+  they read a byte of the answer, so what they have not read is kept for them, up to
+  ``ARBITER_BATCH_BUFFER_BYTES``. Past it, and once the body is read, every piece waits at most
+  ``ARBITER_SEND_TIMEOUT`` for the client to take it: a client that does not read is cut off
+  (the connection reset) and what was kept for it is dropped.
+- **A client that is gone** (it closed its connection) stops the scoring: the connection is
+  looked at between chunks.
+
+Between chunks the worker's other connections get a turn (under gevent, ``time.sleep(0)``
+yields to them: a long batch must not hold them off).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import select
+import socket
+import struct
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from flask import Response, request, stream_with_context
+from flask import Response, current_app, request, stream_with_context
 
 from arbiter.api import bodies
 from arbiter.api.metrics import Metrics
@@ -29,21 +52,87 @@ from arbiter.i18n import Lang
 from arbiter.service import Referee
 from arbiter.settings import Settings
 
-#: Answer bytes kept while the client does not read them yet (at most, per request).
-PENDING_BYTES = 16 * 1024 * 1024
 #: Bytes sent at a time while the body is being read: small enough to fit what a connection
 #: said it could take without blocking.
 PIECE = 4 * 1024
 #: Bytes sent at a time once the body is read.
 OUT_CHUNK = 64 * 1024
+#: An answer a connection takes without its client reading (any socket's buffers hold it).
+SMALL_ANSWER = 32 * 1024
 #: The batch takes NDJSON (only: a JSON document of several lines is no batch), gzip or not.
 BATCH = bodies.Accepts(ndjson=True, gzip=True, json=False)
+#: Where the app keeps the batches of this worker (one per process: each worker has its own).
+_GATE = "arbiter.batches"
+
+
+class Gate:
+    """The batches a worker scores at once: at most ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit)
+
+    def enter(self) -> bool:
+        """Take a slot (False: none is free)."""
+        return self._slots.acquire(blocking=False)
+
+    def leave(self) -> None:
+        self._slots.release()
 
 
 def answer(referee: Referee, settings: Settings, lang: Lang, metrics: Metrics) -> Response:
     """The streamed answer to the request's batch."""
-    chunks = bodies.decoded_chunks(BATCH, settings.batch_max_bytes)
-    first = next(chunks, None)
+    gate = _gate(settings)
+    if not gate.enter():
+        raise Problem(
+            429,
+            "Too Many Requests",
+            f"This worker is scoring {gate.limit} batches already (ARBITER_BATCH_CONCURRENCY); "
+            "send this one again in a moment.",
+            headers={"Retry-After": "1", "Connection": "close"},
+        )
+    left = _Once(gate.leave)
+    try:
+        response = _stream(referee, settings, lang, metrics, left)
+    except BaseException:
+        left()
+        raise
+    # The slot is left when the answer ends, or when the server closes it: an answer the
+    # server never reads to its end (or never starts) leaves it there.
+    response.call_on_close(left)
+    return response
+
+
+def _gate(settings: Settings) -> Gate:
+    extensions = current_app.extensions
+    gate: Gate | None = extensions.get(_GATE)
+    if gate is None:
+        gate = extensions.setdefault(_GATE, Gate(settings.batch_concurrency))
+    return gate
+
+
+class _Once:
+    """``action``, run at most once however often it is called."""
+
+    def __init__(self, action: Callable[[], None]) -> None:
+        self._action = action
+        self._done = False
+
+    def __call__(self) -> None:
+        if not self._done:
+            self._done = True
+            self._action()
+
+
+def _stream(
+    referee: Referee, settings: Settings, lang: Lang, metrics: Metrics, done: _Once
+) -> Response:
+    bodies.check_media_type(request.headers.get("Content-Type"), BATCH)
+    coding = bodies.content_coding(request.headers.get("Content-Encoding"), BATCH)
+    limit = settings.batch_max_bytes
+    raw = bodies.raw_chunks(request.environ, limit)
+    chunks = bodies.gunzip(raw, limit) if coding == bodies.GZIP else raw
+    first = next(chunks, None)  # a Content-Length over the limit, not gzip: a problem answer
     body = chunks if first is None else itertools.chain((first,), chunks)
     scorer = Scorer(referee, ScoringConfig.of(settings, lang))
 
@@ -51,9 +140,18 @@ def answer(referee: Referee, settings: Settings, lang: Lang, metrics: Metrics) -
         if scored.error is None:
             metrics.count_adjudication(scored.body)
 
-    lines = score_batch(body, scorer, settings.batch_max_lines, observe, _stop)
+    sock = request.environ.get("gunicorn.socket")
+    paced = _Paced(sock, settings.batch_buffer_bytes, settings.send_timeout, done)
+
+    def rest() -> Iterable[bytes]:
+        # Past the lines limit, the rest of the body is read and dropped, undecoded, so that a
+        # client that sends it all before it reads gets its answer; an answer the connection
+        # takes at once needs none of it (the worker drops what still comes after the answer).
+        return raw if paced.waiting > SMALL_ANSWER else ()
+
+    lines = score_batch(body, scorer, settings.batch_max_lines, observe, _stop, rest)
     return Response(
-        stream_with_context(_paced(lines, request.environ.get("gunicorn.socket"))),
+        stream_with_context(paced.answer(lines)),
         mimetype=bodies.NDJSON,
         headers={"Connection": "close"},
     )
@@ -65,33 +163,90 @@ def _stop(err: Exception) -> Stop | None:
     return None
 
 
-def _paced(lines: Iterator[bytes], sock: Any) -> Iterator[bytes]:
-    """The answer's bytes, sent as the client takes them and kept (up to
-    :data:`PENDING_BYTES`) while it does not: many clients (Python's http.client, requests)
-    send their whole body before they read a byte of the answer, and a server that blocked
-    writing to them would stop reading what they send. Once the body is read, the rest goes
-    out whatever it takes. Between chunks the worker's other connections get a turn (under
-    gevent, ``time.sleep(0)`` yields to them: a long batch must not hold them off)."""
-    pending = bytearray()
-    sent = 0  # bytes of pending already yielded (dropped from its front now and then)
-    for data in lines:
-        if sent > len(pending) // 2:
-            del pending[:sent]
-            sent = 0
-        pending += data
-        while sent < len(pending) and (len(pending) - sent > PENDING_BYTES or _writable(sock)):
-            yield bytes(pending[sent : sent + PIECE])
-            sent = min(sent + PIECE, len(pending))
-        time.sleep(0)
-    for start in range(sent, len(pending), OUT_CHUNK):
-        yield bytes(pending[start : start + OUT_CHUNK])
+class _Paced:
+    """The answer's bytes, written as the connection takes them (see the module docstring)."""
+
+    def __init__(self, sock: Any, buffer_bytes: int, timeout: float, done: _Once) -> None:
+        self.sock = sock
+        self.buffer_bytes = buffer_bytes
+        self.timeout = timeout
+        self.done = done
+        self.pending = bytearray()
+        self.sent = 0  # bytes of pending already yielded (dropped from its front now and then)
+
+    @property
+    def waiting(self) -> int:
+        """Answer bytes made and not sent yet."""
+        return len(self.pending) - self.sent
+
+    def answer(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+        pending = self.pending
+        try:
+            for data in lines:
+                if self.sent > len(pending) // 2:
+                    del pending[: self.sent]
+                    self.sent = 0
+                pending += data
+                while self.waiting and self._may_send(self.waiting):
+                    yield bytes(pending[self.sent : self.sent + PIECE])
+                    self.sent = min(self.sent + PIECE, len(pending))
+                if self.waiting > self.buffer_bytes or (not self.waiting and _gone(self.sock)):
+                    self._cut()
+                    return
+                time.sleep(0)
+            for start in range(self.sent, len(pending), OUT_CHUNK):
+                if not _writable(self.sock, self.timeout):
+                    self._cut()
+                    return
+                yield bytes(pending[start : start + OUT_CHUNK])
+        finally:
+            close = getattr(lines, "close", None)
+            if close is not None:
+                close()  # the scoring stops here too, whatever stopped the answer
+            self.done()
+
+    def _may_send(self, waiting: int) -> bool:
+        """Can a piece go out now? Past the buffer, after waiting up to the deadline."""
+        timeout = self.timeout if waiting > self.buffer_bytes else 0.0
+        return _writable(self.sock, timeout)
+
+    def _cut(self) -> None:
+        """Reset the connection: a client that does not take the answer, or is gone, gets no
+        more of it, and the bytes the system still holds for it are dropped with it."""
+        if self.sock is None:
+            return
+        with contextlib.suppress(OSError):
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.sock.shutdown(socket.SHUT_RDWR)
 
 
-def _writable(sock: Any) -> bool:
-    """Can the connection take a piece without blocking? (No socket: a test client, yes.)"""
+def _writable(sock: Any, timeout: float = 0.0) -> bool:
+    """Can the connection take a piece without blocking, within ``timeout`` seconds? (No
+    socket: a test client, yes.)"""
     if sock is None:
         return True
     try:
-        return bool(select.select([], [sock], [], 0)[1])
+        return bool(select.select([], [sock], [], timeout)[1])
     except (OSError, ValueError):  # closed: the write will say so
         return True
+
+
+def _readable(sock: Any) -> bool:
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
+
+
+def _gone(sock: Any) -> bool:
+    """Has the client closed the connection (an end of its stream, or a reset)? Only an end
+    that nothing unread is in front of shows: a body still arriving is not looked into."""
+    if sock is None or not _readable(sock):
+        return False
+    try:
+        peeked: bytes = sock.recv(1, socket.MSG_PEEK)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    return peeked == b""

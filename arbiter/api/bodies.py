@@ -12,7 +12,9 @@ decoded stream of :func:`decoded_chunks`. What is refused, always as a problem:
   gzip body's decoded size has the same limit, checked while it is decoded, so a small
   compressed body never expands in memory past the limit.
 - **Time** (408): the worker (:mod:`arbiter.worker`) makes ``wsgi.input`` raise
-  :class:`TimeoutError` once the body has taken longer than ``ARBITER_BODY_TIMEOUT``.
+  :class:`TimeoutError` once the body has taken longer than ``ARBITER_BODY_TIMEOUT``. The body
+  is read with ``read1`` where the stream has it (the worker's does): the bytes that have
+  arrived, without waiting for a whole chunk.
 - **Text** (400): not strict JSON (:mod:`arbiter.jsontext`: NaN, Infinity, numbers past a
   64-bit float, invalid UTF-8 are named as such).
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 import logging
 import re
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,9 +126,9 @@ def _content_length(environ: Mapping[str, Any]) -> int | None:
     return int(raw)
 
 
-def _read(stream: Any, size: int) -> bytes:
+def _read(read: Callable[[int], bytes], size: int) -> bytes:
     try:
-        data: bytes = stream.read(size)
+        data = read(size)
     except TimeoutError:
         raise Problem(
             408, "Request Timeout", "The request body did not arrive in time.", headers=_CLOSE
@@ -147,10 +149,13 @@ def raw_chunks(environ: Mapping[str, Any], limit: int) -> Iterator[bytes]:
     if length is not None and length > limit:
         raise _too_large(limit)
     stream = environ["wsgi.input"]
+    # read1: what has arrived, without waiting for a whole CHUNK (the worker's input has it,
+    # and io's buffered streams): a batch's finished lines are answered while the rest comes.
+    reader = getattr(stream, "read1", None) or stream.read
     wanted = length if length is not None else limit + 1
     read = 0
     while read < wanted:
-        chunk = _read(stream, min(CHUNK, wanted - read))
+        chunk = _read(reader, min(CHUNK, wanted - read))
         if not chunk:
             if length is not None:
                 detail = f"The request body ended before its Content-Length of {length} bytes."
@@ -198,20 +203,26 @@ def _limit() -> int:
     return settings.max_body_bytes
 
 
-def decoded_chunks(accepts: Accepts = JSON_ONLY, limit: int | None = None) -> Iterator[bytes]:
+def decoded_chunks(
+    accepts: Accepts = JSON_ONLY,
+    limit: int | None = None,
+    environ: Mapping[str, Any] | None = None,
+) -> Iterator[bytes]:
     """The request's body, decoded, in chunks: its media type and coding are checked first
     (415), then at most ``limit`` bytes (default ``ARBITER_MAX_BODY_BYTES``) are read, and
-    decoded, as the chunks are taken."""
-    check_media_type(request.headers.get("Content-Type"), accepts)
-    coding = content_coding(request.headers.get("Content-Encoding"), accepts)
+    decoded, as the chunks are taken. ``environ``: the request's (default: Flask's request)."""
+    if environ is None:
+        environ = request.environ
+    check_media_type(environ.get("CONTENT_TYPE"), accepts)
+    coding = content_coding(environ.get("HTTP_CONTENT_ENCODING"), accepts)
     limit = _limit() if limit is None else limit
-    chunks = raw_chunks(request.environ, limit)
+    chunks = raw_chunks(environ, limit)
     return gunzip(chunks, limit) if coding == GZIP else chunks
 
 
-def read_json() -> Any:
+def read_json(environ: Mapping[str, Any] | None = None, limit: int | None = None) -> Any:
     """The request's JSON body as a JSON value (400 when it is not strict JSON)."""
-    raw = b"".join(decoded_chunks())
+    raw = b"".join(decoded_chunks(JSON_ONLY, limit, environ))
     try:
         return loads(raw)
     except JsonTextError as err:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, current_app, g
+from flask import Flask, Response, current_app
 from werkzeug.exceptions import HTTPException
 
+from arbiter.api.frame import request_id
 from arbiter.contract import DEFAULT_MAX_ERRORS, PROBLEM_JSON, Problem, problem_document
 from arbiter.engine.errors import ArbiterError
 from arbiter.settings import Settings
@@ -24,19 +25,37 @@ _log = logging.getLogger("arbiter.api")
 
 def problem_response(problem: Problem) -> Response:
     settings: Settings | None = current_app.extensions.get("arbiter.settings")
-    document = problem_document(
-        problem.status,
-        problem.title,
-        problem.detail,
-        g.get("request_id"),
-        problem.errors,
-        problem.omitted,
-        settings.max_errors if settings is not None else DEFAULT_MAX_ERRORS,
-    )
+    max_errors = settings.max_errors if settings is not None else DEFAULT_MAX_ERRORS
+    document = problem_body(problem, request_id(), max_errors)
     response = Response(document, status=problem.status, mimetype=PROBLEM_JSON)
     for name, value in problem.headers.items():
         response.headers[name] = value
     return response
+
+
+def problem_body(problem: Problem, rid: str | None, max_errors: int) -> bytes:
+    """The problem+json document of ``problem`` for the request ``rid``."""
+    return problem_document(
+        problem.status,
+        problem.title,
+        problem.detail,
+        rid,
+        problem.errors,
+        problem.omitted,
+        max_errors,
+    )
+
+
+def problem_of(err: Exception, rid: str | None) -> Problem:
+    """The problem an exception raised by a view is answered with: its own, a 422 for an
+    input error of the engine, else a 500 (logged with its traceback: a fault of ours)."""
+    if isinstance(err, Problem):
+        return err
+    if isinstance(err, ArbiterError):
+        return Problem.from_arbiter_error(err)
+    _log.exception("unexpected error (request %s)", rid)
+    detail = f"The referee failed unexpectedly; quote request id {rid}."
+    return Problem(500, "Internal error", detail)
 
 
 def register(app: Flask) -> None:
@@ -48,7 +67,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(ArbiterError)
     def _arbiter(err: ArbiterError) -> Response:
-        return problem_response(Problem.from_arbiter_error(err))
+        return problem_response(problem_of(err, None))
 
     @app.errorhandler(HTTPException)
     def _http(err: HTTPException) -> Response:
@@ -66,11 +85,4 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception) -> Response:
-        _log.exception("unexpected error (request %s)", g.get("request_id"))
-        return problem_response(
-            Problem(
-                500,
-                "Internal error",
-                f"The referee failed unexpectedly; quote request id {g.get('request_id')}.",
-            )
-        )
+        return problem_response(problem_of(err, request_id()))

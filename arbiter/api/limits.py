@@ -7,15 +7,17 @@ worker and replica shares them; in memory otherwise. Over the limit: 429 problem
 
 from __future__ import annotations
 
-from flask import Flask, g, request
+from flask import Flask, request
 from flask_limiter import Limiter
 
+from arbiter.api.frame import KEY_ID
 from arbiter.settings import Settings
 
 
 def _bucket() -> str:
-    key_id = g.get("api_key_id")
-    return f"key:{key_id}" if key_id else f"addr:{request.remote_addr or 'unknown'}"
+    environ = request.environ
+    key_id = environ.get(KEY_ID)
+    return f"key:{key_id}" if key_id else f"addr:{environ.get('REMOTE_ADDR') or 'unknown'}"
 
 
 def _storage_uri(settings: Settings) -> str:
@@ -46,4 +48,5 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
 
 def _not_limited() -> bool:
     """Only the adjudication endpoints count (not health, metrics, docs or the contract)."""
-    return not request.path.startswith("/v1/") or request.path == "/v1/openapi.yaml"
+    path = request.path
+    return not path.startswith("/v1/") or path == "/v1/openapi.yaml"

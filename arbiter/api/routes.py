@@ -9,22 +9,23 @@ serialisation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 import orjson
-from flask import Response, current_app, g, request
+from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import Schema
 
 from arbiter import BUILD, __version__
 from arbiter.api import batch, bodies, examples
 from arbiter.api import schemas as s
+from arbiter.api.frame import RULESET
 from arbiter.api.metrics import Metrics
 from arbiter.contract import PROBLEM_JSON, Problem
 from arbiter.engine.rulesets import RULESETS
 from arbiter.i18n import Lang, pick_lang
-from arbiter.report import Replay, Verdict
+from arbiter.report import Verdict
 from arbiter.service import Referee, UnknownState
 from arbiter.settings import Settings
 
@@ -81,40 +82,95 @@ def _metrics() -> Metrics:
     return metrics
 
 
-def _read_body() -> dict[str, Any]:
-    """The JSON object of the request; problems for 400/408/413/415/422 (the bytes read, the
-    codings, the media types: :mod:`arbiter.api.bodies`). Its contents are checked once, by the
-    engine's reader (through the service)."""
-    body = bodies.read_json()
-    if not isinstance(body, dict):
-        raise Problem.invalid([{"pointer": "", "message": "The body must be a JSON object."}])
-    ruleset = body.get("ruleset")
-    if isinstance(ruleset, str) and len(ruleset) <= 32:
-        g.ruleset = ruleset  # for the access log
-    return body
+class Call:
+    """What a view of /v1 reads: the request's environ and the app's referee, metrics and
+    settings, each looked up once (Flask's ``request`` and ``current_app`` are context-local
+    proxies: every attribute read through them is a lookup). :meth:`now` in a view; the hot
+    path (:mod:`arbiter.api.hot`) makes one from the environ and the app's extensions."""
+
+    __slots__ = ("environ", "metrics", "referee", "settings")
+
+    def __init__(self, environ: MutableMapping[str, Any], extensions: Mapping[str, Any]) -> None:
+        self.environ = environ
+        self.referee: Referee = extensions["arbiter.referee"]
+        self.metrics: Metrics = extensions["arbiter.metrics"]
+        self.settings: Settings = extensions["arbiter.settings"]
+
+    @classmethod
+    def now(cls) -> Call:
+        """The call of the request Flask is handling."""
+        return cls(request.environ, current_app.extensions)
+
+    def body(self) -> dict[str, Any]:
+        """The JSON object of the request; problems for 400/408/413/415/422 (the bytes read,
+        the codings, the media types: :mod:`arbiter.api.bodies`). Its contents are checked
+        once, by the engine's reader (through the service)."""
+        body = bodies.read_json(self.environ, self.settings.max_body_bytes)
+        if not isinstance(body, dict):
+            problem = {"pointer": "", "message": "The body must be a JSON object."}
+            raise Problem.invalid([problem])
+        ruleset = body.get("ruleset")
+        if isinstance(ruleset, str) and len(ruleset) <= 32:
+            self.environ[RULESET] = ruleset  # for the access log
+        return body
+
+    def lang(self) -> Lang:
+        return pick_lang(self.environ.get("HTTP_ACCEPT_LANGUAGE"))
+
+    def count_verdict(self, verdict: Verdict) -> None:
+        j = verdict.judgement
+        if j.obligation is not None:
+            self.metrics.renuncios.labels(j.obligation.value).inc()
+        if j.code is not None:
+            self.metrics.illegal.labels(j.code.value).inc()
+
+
+def validated(call: Call) -> bytes:
+    """The answer of ``POST /v1/moves/validate``, as JSON; a problem is raised (409 for a
+    state_id that does not open here)."""
+    try:
+        verdict = call.referee.validate_request(call.body())
+    except UnknownState:
+        call.metrics.tokens_rejected.inc()
+        raise Problem(
+            409,
+            "Unknown state",
+            "This state_id does not open on this server (another key, altered, or not a "
+            "state_id); resend the full log with the move.",
+        ) from None
+    call.count_verdict(verdict)
+    return orjson.dumps(verdict.to_dict(call.lang()))
+
+
+def replayed(call: Call) -> bytes:
+    """The answer of ``POST /v1/replays``, as JSON."""
+    body = call.referee.replay_request(call.body()).to_dict(call.lang())
+    call.metrics.count_adjudication(body)
+    return orjson.dumps(body)
+
+
+def scored(call: Call) -> bytes:
+    """The answer of ``POST /v1/scores``, as JSON."""
+    body = call.referee.score(call.body()).scores_dict(call.lang())
+    call.metrics.count_adjudication(body)
+    return orjson.dumps(body)
+
+
+#: The views of /v1 that take a JSON object and answer one, by path: without a rate limit the
+#: app answers them without Flask's handling (arbiter.api.hot), with the same functions.
+JSON_ANSWERS: dict[str, Callable[[Call], bytes]] = {
+    "/v1/replays": replayed,
+    "/v1/scores": scored,
+    "/v1/moves/validate": validated,
+}
 
 
 def _json(body: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(body), status=status, mimetype=_JSON)
+    return Response(orjson.dumps(body), status=status, content_type=_JSON)
 
 
-def _lang() -> Lang:
-    return pick_lang(request.headers.get("Accept-Language"))
-
-
-def _adjudicate(body: dict[str, Any], *, scores_only: bool = False) -> Replay:
-    """Replay a log through the service (an ArbiterError is answered by the app's handler,
-    errors.register, as a 422 problem)."""
-    referee = _referee()
-    return referee.score(body) if scores_only else referee.replay_request(body)
-
-
-def _count_verdict(verdict: Verdict) -> None:
-    j = verdict.judgement
-    if j.obligation is not None:
-        _metrics().renuncios.labels(j.obligation.value).inc()
-    if j.code is not None:
-        _metrics().illegal.labels(j.code.value).inc()
+def _answer(data: bytes) -> Response:
+    return Response(data, content_type=_JSON)
 
 
 # --- /v1 --------------------------------------------------------------------------------------
@@ -133,9 +189,7 @@ def _count_verdict(verdict: Verdict) -> None:
 )
 @v1.response(200, s.ReplaySchema, example=examples.replay_response())
 def post_replay() -> Response:
-    body = _adjudicate(_read_body()).to_dict(_lang())
-    _metrics().count_adjudication(body)
-    return _json(body)
+    return _answer(replayed(Call.now()))
 
 
 @v1.route("/scores", methods=["POST"])
@@ -148,9 +202,7 @@ def post_replay() -> Response:
 )
 @v1.response(200, s.ScoresSchema, example=examples.scores_response())
 def post_scores() -> Response:
-    body = _adjudicate(_read_body(), scores_only=True).scores_dict(_lang())
-    _metrics().count_adjudication(body)
-    return _json(body)
+    return _answer(scored(Call.now()))
 
 
 @v1.route("/scores/batch", methods=["POST"])
@@ -160,10 +212,12 @@ def post_scores() -> Response:
         "The body is NDJSON (optionally gzip-coded): one game log per line, each with an "
         "optional id. The answer is NDJSON, streamed as the body is read: one line per game, in "
         "order, with its id and source (the line number) and the body of /v1/scores, or an "
-        "error for a line that is not a valid log (the batch goes on). Blank lines are skipped. "
-        "Limits: ARBITER_MAX_BODY_BYTES per line, ARBITER_BATCH_MAX_LINES games and "
-        "ARBITER_BATCH_MAX_BYTES (decoded) per batch; past them, or when the body stops "
-        "arriving, the answer ends with a line whose id is null and whose error says why."
+        "error for a line that is not a valid log (the batch goes on). Blank lines are skipped "
+        "(they count in the line numbers and the limit). Limits: ARBITER_MAX_BODY_BYTES per "
+        "line, ARBITER_BATCH_MAX_LINES lines and ARBITER_BATCH_MAX_BYTES (decoded) per batch; "
+        "past them, or when the body stops arriving, the answer ends with a line whose id is "
+        "null and whose error says why. A worker scores ARBITER_BATCH_CONCURRENCY batches at "
+        "once: one more is a 429."
     ),
     security=_SECURITY,
     requestBody={
@@ -190,13 +244,17 @@ def post_scores() -> Response:
                 400: "The body is labelled gzip but is not gzip data, or is malformed.",
                 413: "The body is larger than ARBITER_BATCH_MAX_BYTES (Content-Length).",
                 415: "The body is not application/x-ndjson, or has a coding other than gzip.",
+                429: (
+                    "Over the rate limit, or this worker is scoring ARBITER_BATCH_CONCURRENCY "
+                    "batches already; see Retry-After."
+                ),
             },
         ),
     },
 )
 def post_scores_batch() -> Response:
-    settings: Settings = current_app.extensions["arbiter.settings"]
-    return batch.answer(_referee(), settings, _lang(), _metrics())
+    call = Call.now()
+    return batch.answer(call.referee, call.settings, call.lang(), call.metrics)
 
 
 @v1.route("/moves/validate", methods=["POST"])
@@ -214,18 +272,7 @@ def post_scores_batch() -> Response:
 )
 @v1.response(200, s.VerdictSchema, example=examples.validate_response())
 def post_validate() -> Response:
-    try:
-        verdict = _referee().validate_request(_read_body())
-    except UnknownState:
-        _metrics().tokens_rejected.inc()
-        raise Problem(
-            409,
-            "Unknown state",
-            "This state_id does not open on this server (another key, altered, or not a "
-            "state_id); resend the full log with the move.",
-        ) from None
-    _count_verdict(verdict)
-    return _json(verdict.to_dict(_lang()))
+    return _answer(validated(Call.now()))
 
 
 @v1.route("/rulesets", methods=["GET"])
@@ -264,7 +311,11 @@ _METRICS_EXAMPLE = (
     200, s.HealthSchema, example={"status": "ok", "version": __version__, "build": "compiled"}
 )
 def healthz() -> Response:
-    return _json({"status": "ok", "version": __version__, "build": BUILD})
+    return Response(_HEALTHY, content_type=_JSON)
+
+
+#: The answer of /healthz, the same for the life of the process.
+_HEALTHY = orjson.dumps({"status": "ok", "version": __version__, "build": BUILD})
 
 
 @service.route("/readyz", methods=["GET"])
@@ -297,6 +348,9 @@ def readyz() -> Response:
     },
 )
 def metrics() -> Response:
+    settings: Settings = current_app.extensions["arbiter.settings"]
+    if settings.metrics == "off":
+        raise Problem(404, "Not Found", "Metrics are turned off on this server.")
     return Response(_metrics().export(), mimetype="text/plain; version=0.0.4")
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from arbiter.contract import DEFAULT_LIMITS, MAX_DEALS, MAX_ID_LENGTH, MAX_TOKEN_LENGTH
-from arbiter.engine.cards import RANKS
+from arbiter.engine.cards import NOTATIONS, RANKS
 from arbiter.engine.match import Status
 from arbiter.engine.moves import EVENT_TYPES, TUTE_OF
 from arbiter.engine.obligations import Obligation
@@ -341,6 +341,38 @@ class StepSchema(Schema):
         fields.String(),
         metadata=_doc("tute-2p only: stock cards everyone knows (the turned card)."),
     )
+
+
+class PositionRenuncioSchema(ViolationSchema):
+    class Meta:
+        exclude = ("kind", "correct", "message")
+
+
+class ConformancePositionSchema(StepSchema):
+    """The ``position`` of a conformance question (protocol 2, docs/conformance.md): the step
+    of the deal the question's log reaches, without its legal moves (what an engine is asked),
+    with the header, the deal's place in the match, the renuncios made and the standing."""
+
+    class Meta:
+        exclude = ("legal_moves",)
+
+    ruleset = fields.String(required=True, validate=validate.OneOf(tuple(RULESETS)))
+    options = fields.Dict(
+        keys=fields.String(),
+        required=True,
+        metadata=_doc("Every option of the ruleset, with the value in force."),
+    )
+    players = fields.List(fields.String(), required=True)
+    notation = fields.String(required=True, validate=validate.OneOf(NOTATIONS))
+    deal = fields.Integer(required=True, metadata=_doc("The deal's index in the log."))
+    dealer = fields.Integer(required=True)
+    mano = fields.Integer(required=True)
+    renuncios = fields.List(
+        fields.Nested(PositionRenuncioSchema),
+        required=True,
+        metadata=_doc("The deal's renuncios so far: the first decides it."),
+    )
+    match = fields.Nested(MatchSchema, required=True)
 
 
 class IllegalSchema(Schema):

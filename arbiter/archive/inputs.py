@@ -3,7 +3,9 @@
 An input is an NDJSON file (one game log per line, optionally ``.gz``), a ``.json`` file (one
 log, as ``POST /v1/scores`` takes it), standard input (``-``, NDJSON), or a folder, which stands
 for the files in it and its subfolders with those suffixes (:data:`SUFFIXES`), in the order of
-their paths.
+their paths. A folder is read no further than it holds: a symbolic link whose target is out of
+it is not followed (unless asked), and what cannot be read — a subfolder, a file, a FIFO, a link
+loop — is named (:class:`Skipped`), never dropped without a word.
 
 A :class:`Piece` is what one worker reads and scores: a byte range of a plain NDJSON file (the
 lines that *start* in it: a line cut by the range's end is read to its end, one cut by its start
@@ -15,9 +17,11 @@ processes, which keeps memory bounded: a worker returns a piece's results at onc
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io
 import os
+import stat
 import sys
 import zlib
 from collections.abc import Iterator, Sequence
@@ -100,17 +104,42 @@ def kind_of(path: str) -> Kind:
     return Kind.GZIP if path.lower().endswith(".gz") else Kind.NDJSON
 
 
-def expand(paths: Sequence[str]) -> list[Input]:
-    """The files the arguments stand for, in order; :class:`InputError` for one that is missing
-    or unreadable, or a folder holding no archive file."""
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """Something a folder holds that the run does not read, and why."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The files the arguments stand for, in order, and what their folders hold that is not
+    read (a run that skips anything is incomplete, and says so)."""
+
+    inputs: list[Input]
+    skipped: list[Skipped]
+
+
+def expand(paths: Sequence[str], *, follow_symlinks: bool = False) -> Found:
+    """The files the arguments stand for; :class:`InputError` for one that is missing or
+    unreadable, or a folder holding no archive file. In a folder, a symbolic link whose target
+    is out of it is followed only with ``follow_symlinks``; what cannot be read (a subfolder, a
+    file, a FIFO, a link loop) is :class:`Skipped`."""
     inputs: list[Input] = []
+    skipped: list[Skipped] = []
     for path in paths:
         if path == "-":
             inputs.append(Input("-", STDIN_NAME, Kind.STDIN, None, STDIN_NAME))
             continue
         target = Path(path)
         if target.is_dir():
-            inputs += _folder(target, path)
+            found = _Folder(target, path, follow_symlinks).walk()
+            inputs += found.inputs
+            skipped += found.skipped
         elif target.is_file():
             _check_readable(path)
             size = target.stat().st_size
@@ -119,25 +148,118 @@ def expand(paths: Sequence[str]) -> list[Input]:
             raise InputError(f"{path} is not a file or a folder")
         else:
             raise InputError(f"cannot read {path}: no such file or folder")
-    return inputs
+    return Found(inputs, skipped)
 
 
-def _folder(folder: Path, given: str) -> list[Input]:
-    found = []
-    for child in folder.rglob("*"):
-        relative = child.relative_to(folder).as_posix()
-        if archive_suffix(relative) is not None and child.is_file():
-            found.append((relative, child))
-    if not found:
-        suffixes = ", ".join(SUFFIXES)
-        raise InputError(f"{given} holds no archive file ({suffixes})")
-    inputs = []
-    for relative, child in sorted(found, key=lambda item: Path(item[0]).parts):
-        path = os.path.join(given, relative)
-        _check_readable(path)
-        size = child.stat().st_size
-        inputs.append(Input(os.path.abspath(path), path, kind_of(path), size, relative))
-    return inputs
+def skipped_error(skipped: Sequence[Skipped], shown: int = 5) -> InputError:
+    """One error for what was skipped (the first ``shown`` named, the rest counted)."""
+    said = "; ".join(str(item) for item in skipped[:shown])
+    more = len(skipped) - shown
+    return InputError(said + (f"; and {more} more" if more > 0 else ""))
+
+
+#: What a file that is neither regular nor a folder is, by its ``st_mode``.
+_SPECIAL: Final = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class _Folder:
+    """One folder argument walked: its archive files, and what it holds that is not read."""
+
+    def __init__(self, folder: Path, given: str, follow: bool) -> None:
+        self.folder = folder
+        self.given = given
+        self.follow = follow
+        self.root = os.path.realpath(folder)
+        self.files: list[tuple[str, str]] = []  # (relative, path as given)
+        self.skipped: list[Skipped] = []
+        self._walked = {self.root}  # real paths of the folders walked (no loops, no twice)
+
+    def walk(self) -> Found:
+        pending = [""]
+        while pending:
+            prefix = pending.pop()
+            for relative, path, entry in self._entries(prefix):
+                folder = self._take(relative, path, entry)
+                if folder is not None:
+                    pending.append(folder + "/")
+        if not self.files and not self.skipped:
+            suffixes = ", ".join(SUFFIXES)
+            raise InputError(f"{self.given} holds no archive file ({suffixes})")
+        inputs = []
+        for relative, path in sorted(self.files, key=lambda item: Path(item[0]).parts):
+            size = os.stat(path).st_size
+            inputs.append(Input(os.path.abspath(path), path, kind_of(path), size, relative))
+        skipped = sorted(self.skipped, key=lambda item: item.path)
+        return Found(inputs, skipped)
+
+    def _entries(self, prefix: str) -> list[tuple[str, str, os.DirEntry[str]]]:
+        directory = os.path.join(self.given, prefix) if prefix else self.given
+        try:
+            with os.scandir(directory) as entries:
+                listed = list(entries)
+        except OSError as err:
+            self._skip(prefix.rstrip("/"), f"cannot read the folder: {err.strerror}")
+            return []
+        return [(prefix + e.name, os.path.join(self.given, prefix + e.name), e) for e in listed]
+
+    def _take(self, relative: str, path: str, entry: os.DirEntry[str]) -> str | None:
+        """Take an entry's file, or say why not; a folder to walk next: its relative path."""
+        archive = archive_suffix(relative) is not None
+        try:
+            mode = os.stat(path).st_mode  # through a link: what it points to
+        except OSError as err:
+            if archive or not entry.is_symlink():
+                self._skip(relative, _unreachable(err, entry.is_symlink()))
+            return None
+        if entry.is_symlink():
+            target = os.path.realpath(path)
+            inside = target == self.root or target.startswith(self.root + os.sep)
+            if stat.S_ISDIR(mode) and inside:
+                return None  # its files are walked by their own path, in the folder
+            if (stat.S_ISDIR(mode) or archive) and not inside and not self.follow:
+                self._skip(relative, f"a symbolic link to {target}, outside {self.given}: not "
+                                     "followed (--follow-symlinks follows it)")  # fmt: skip
+                return None
+            if stat.S_ISDIR(mode):
+                if target in self._walked:
+                    return None
+                self._walked.add(target)
+                return relative
+        elif stat.S_ISDIR(mode):
+            return relative
+        if archive:
+            self._file(relative, path, mode)
+        return None
+
+    def _file(self, relative: str, path: str, mode: int) -> None:
+        if not stat.S_ISREG(mode):
+            what = next((name for test, name in _SPECIAL if test(mode)), "not a file")
+            self._skip(relative, f"not a regular file ({what}): not read")
+            return
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as err:
+            self._skip(relative, f"cannot read the file: {err.strerror}")
+            return
+        self.files.append((relative, path))
+
+    def _skip(self, relative: str, reason: str) -> None:
+        path = os.path.join(self.given, relative) if relative else self.given
+        self.skipped.append(Skipped(path, reason))
+
+
+def _unreachable(err: OSError, link: bool) -> str:
+    if err.errno == errno.ELOOP:
+        return "a symbolic link loop: not read"
+    if link and err.errno == errno.ENOENT:
+        return "a broken symbolic link: not read"
+    return f"cannot read: {err.strerror}"
 
 
 def _check_readable(path: str) -> None:
@@ -272,7 +394,11 @@ class Reader:
 
 
 def _reason(err: Exception) -> str:
-    if isinstance(err, gzip.BadGzipFile | zlib.error):
+    # Never the text of gzip's own error: it quotes the file's first bytes (b'ro' of a
+    # password file), and a file that is not gzip may be anything.
+    if isinstance(err, gzip.BadGzipFile):
+        return "not gzip data"
+    if isinstance(err, zlib.error):
         return f"not gzip data ({err})"
     if isinstance(err, EOFError):
         return "the gzip data is cut short"

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from os import PathLike
 from typing import Any
 
-from arbiter.archive.inputs import InputError, expand, plan
+from arbiter.archive.inputs import InputError, expand, plan, skipped_error
 from arbiter.archive.records import Oversized, Scorer, ScoringConfig, Text, record
 from arbiter.archive.runner import BLOCK_BYTES, Numbering, scored_lines
 from arbiter.i18n import Lang
@@ -53,10 +53,12 @@ def score_file(
     """The lines of a file (NDJSON, ``.gz``, a ``.json`` log) or of a folder of them, as
     ``arbiter score PATH`` reads it, ``source`` being ``PATH:LINE``. Raises
     :class:`~arbiter.archive.inputs.InputError` when it cannot be read (after the lines read
-    before)."""
+    before), or after the last line when a folder holds something it did not read (a link out
+    of it, a file or subfolder it cannot read, a FIFO)."""
     config = ScoringConfig.of(settings or Settings(), lang)
     scorer = Scorer.of(config)
-    inputs = expand([str(path)])
+    found = expand([str(path)])
+    inputs = found.inputs
     numbering = Numbering(inputs)
     for task in plan(inputs, BLOCK_BYTES, config.max_line_bytes, workers_read_gzip=False):
         for piece in task:
@@ -72,3 +74,5 @@ def score_file(
             if problem is not None:
                 raise InputError(problem)
             numbering.finish(count)
+    if found.skipped:
+        raise skipped_error(found.skipped)

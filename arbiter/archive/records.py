@@ -29,9 +29,8 @@ from arbiter.jsontext import JsonTextError, loads
 from arbiter.service import Referee
 from arbiter.settings import Settings
 
-#: Longest ``id`` a log may carry, in characters.
 #: What JSON counts as white space (a line of nothing else is blank, and skipped).
-_JSON_SPACE: Final = b" \t\r\n"
+JSON_SPACE: Final = b" \t\r\n"
 
 _log = logging.getLogger("arbiter.archive")
 
@@ -121,7 +120,7 @@ def line_error(
 
 def is_blank(text: Text) -> bool:
     """A line of JSON white space only (skipped, but counted in the line numbers)."""
-    return not isinstance(text, Oversized) and not text.strip(_JSON_SPACE)
+    return not isinstance(text, Oversized) and not text.strip(JSON_SPACE)
 
 
 class Scorer:

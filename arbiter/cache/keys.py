@@ -25,6 +25,8 @@ from typing import Any, Final
 
 import orjson
 
+from arbiter.engine.log import max_events_per_deal
+from arbiter.engine.rulesets import RULESETS
 from arbiter.engine.snapshot import SNAPSHOT_VERSION
 
 ENGINE_TAG: Final = f"s{SNAPSHOT_VERSION}"
@@ -32,6 +34,9 @@ _SORTED: Final = orjson.OPT_SORT_KEYS
 _DIGEST_BYTES: Final = 16
 #: The top-level fields of a log that the replay reads besides its deals.
 _HEADER_FIELDS: Final = ("ruleset", "options", "notation", "players")
+
+#: The most events a deal of any table may hold (the log's ruleset is not read yet).
+_MOST_EVENTS: Final = max(max_events_per_deal(r, n) for r in RULESETS.values() for n in r.players)
 
 Progress = tuple[int, int]
 """(deals started, events applied in the last one), as ``MatchState.progress``."""
@@ -119,3 +124,19 @@ def events_in(raw: object) -> int:
         if isinstance(events, list):
             total += len(events)
     return total
+
+
+def within_limits(raw: object, max_deals: int) -> bool:
+    """Whether a log has no more deals than ``max_deals`` and no deal more events than any
+    ruleset allows: the replay refuses a log past them, and keys would cost it more first (one
+    hash and one key looked up per deal). Not shaped like a log: True (the replay says why)."""
+    deals = raw.get("deals") if isinstance(raw, Mapping) else None
+    if not isinstance(deals, list):
+        return True
+    if len(deals) > max_deals:
+        return False
+    for deal in deals:
+        events = deal.get("events") if isinstance(deal, Mapping) else None
+        if isinstance(events, list) and len(events) > _MOST_EVENTS:
+            return False
+    return True

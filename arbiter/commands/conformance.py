@@ -1,16 +1,22 @@
-"""``arbiter conformance export`` and ``arbiter conformance check`` (docs/conformance.md).
+"""``arbiter conformance export``, ``check`` and ``play`` (docs/conformance.md).
 
 Exit status of ``check``: 0 when no vector failed (unsupported ones do not fail), 1 when some
 did, 2 for bad input (no such vectors, a file altered, no vector selected, a report that
 cannot be written) and for an engine that cannot be started or reached at all (tried once,
-before the run). The kit — vectors, engines, checker, report — is :mod:`arbiter.conformance`,
+before the run). ``play``: 0 when the engine agreed with the referee everywhere, 1 for a
+disagreement (or an engine that stopped answering), 2 as for ``check``. A SIGTERM ends either
+as an interrupt does: the engine's processes are killed on the way out. The checker is
+:mod:`arbiter.conformance.kit`, the search behind the export :mod:`arbiter.conformance.vectors`,
 imported by the verbs' ``run``.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +32,9 @@ from arbiter.commands.console import (
 from arbiter.i18n import Lang
 
 if TYPE_CHECKING:
-    from arbiter.conformance.engines import CommandEngine, HttpEngine
+    from arbiter.conformance.kit.engines import CommandEngine, HttpEngine
+
+ASKS = ("legal_moves", "verdict", "replay")
 
 
 def _positive(text: str) -> int:
@@ -60,24 +68,55 @@ def register(commands: Any) -> None:
     exp.set_defaults(run=run_export)
 
     chk = verbs.add_parser("check", help="check an engine against the vectors")
-    engine = chk.add_mutually_exclusive_group(required=True)
-    engine.add_argument("--cmd", help="the engine's command (JSON lines on stdin/stdout)")
-    engine.add_argument("--url", help="the base URL of a service implementing the HTTP API")
+    _engine_arguments(chk)
     chk.add_argument("--vectors", type=Path, help="a directory of vectors (the published set)")
     chk.add_argument("--rules", nargs="+", metavar="RULE", help="rules or patterns (illegal:*)")
+    chk.add_argument("--exclude", nargs="+", metavar="RULE", help="rules or patterns left out")
     chk.add_argument("--rulesets", nargs="+", metavar="RULESET", help="only these rulesets")
+    chk.add_argument("--asks", type=_asks, help="only vectors asking these (legal_moves,verdict)")
     chk.add_argument("--json", dest="json_file", metavar="FILE", help="write the report as JSON")
     add_lang(chk, "the report")
-    chk.add_argument(
-        "--timeout", type=_seconds, default=10.0, help="seconds per vector (default: %(default)s)"
-    )
-    chk.add_argument("--api-key", help="sent as X-API-Key to a service that needs one")
-    chk.add_argument("--plain", action="store_true", help="a plain-text table even with rich")
     chk.set_defaults(run=run_check)
+
+    ply = verbs.add_parser("play", help="play random games against an engine, as the referee")
+    _engine_arguments(ply)
+    ply.add_argument("--games", type=_positive, default=200, help="games (default: %(default)s)")
+    ply.add_argument("--seed", type=int, default=0, help="seed of the games (default: 0)")
+    ply.add_argument("--seconds", type=_seconds, help="stop after these many seconds")
+    ply.add_argument("--rulesets", nargs="+", metavar="RULESET", help="only these rulesets")
+    ply.add_argument("--options-random", action="store_true", help="random options per game")
+    ply.add_argument("--keep-going", action="store_true", help="one reproducer per disagreement")
+    ply.add_argument("--asks", type=_asks, help="what to ask (default: legal_moves,verdict)")
+    ply.add_argument("--out", type=Path, metavar="DIR", help="write the reproducers as vectors")
+    ply.add_argument("--json", dest="json_file", metavar="FILE", help="write the report as JSON")
+    add_lang(ply, "the report")
+    ply.set_defaults(run=run_play)
+
+
+def _asks(text: str) -> tuple[str, ...]:
+    asks = tuple(a.strip() for a in text.split(",") if a.strip())
+    unknown = [a for a in asks if a not in ASKS]
+    if unknown or not asks:
+        raise argparse.ArgumentTypeError(f"must be some of {','.join(ASKS)}")
+    return asks
+
+
+def _engine_arguments(parser: argparse.ArgumentParser) -> None:
+    engine = parser.add_mutually_exclusive_group(required=True)
+    engine.add_argument("--cmd", help="the engine's command (JSON lines on stdin/stdout)")
+    engine.add_argument("--url", help="the base URL of a service implementing the HTTP API")
+    parser.add_argument(
+        "--timeout", type=_seconds, default=10.0, help="seconds per answer (default: %(default)s)"
+    )
+    parser.add_argument("--api-key", help="sent as X-API-Key to a service that needs one")
+    parser.add_argument(
+        "--protocol", type=int, choices=(1, 2), default=2, help="questions' version (default: 2)"
+    )
+    parser.add_argument("--plain", action="store_true", help="plain text even with rich")
 
 
 def run_export(args: argparse.Namespace) -> ExitStatus:
-    from arbiter.conformance.export import DEFAULT_PER_RULE, DEFAULT_SEED, export
+    from arbiter.conformance.vectors.export import DEFAULT_PER_RULE, DEFAULT_SEED, export
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
     per_rule = DEFAULT_PER_RULE if args.per_rule is None else args.per_rule
@@ -91,21 +130,24 @@ def run_export(args: argparse.Namespace) -> ExitStatus:
 
 
 def run_check(args: argparse.Namespace) -> ExitStatus:
-    from arbiter.conformance.check import check, select
-    from arbiter.conformance.present import render, write_json
-    from arbiter.conformance.vectors import PUBLISHED, KitError, load
+    from arbiter.conformance.kit.checker import check, select
+    from arbiter.conformance.kit.protocol import Ask, KitError
+    from arbiter.conformance.kit.report import render, write_json
+    from arbiter.conformance.kit.vector_files import PUBLISHED, load
 
     lang: Lang = args.lang
+    asks = None if args.asks is None else [Ask(a) for a in args.asks]
     try:
-        vectors = select(load(args.vectors or PUBLISHED, args.rulesets), args.rules)
+        loaded = load(args.vectors or PUBLISHED, args.rulesets)
     except KitError as err:
         raise CommandError(str(err)) from None
+    vectors = select(loaded, args.rules, exclude=args.exclude, asks=asks)
     if not vectors:
         raise CommandError(words(lang, "conformance.no_match"))
     if args.json_file:
         check_folder(args.json_file, lang)
-    engine = _engine(args, lang)
-    result = check(vectors, engine)
+    with _engine(args, lang) as engine:
+        result = check(vectors, engine, protocol=args.protocol)
     if args.json_file:
         try:
             write_json(result, args.json_file, lang)
@@ -116,10 +158,73 @@ def run_check(args: argparse.Namespace) -> ExitStatus:
     return ExitStatus.FAILED if result.failed else ExitStatus.OK
 
 
-def _engine(args: argparse.Namespace, lang: Lang) -> CommandEngine | HttpEngine:
+def run_play(args: argparse.Namespace) -> ExitStatus:
+    from arbiter.conformance.kit.play import Plan, play
+    from arbiter.conformance.kit.play_report import render_play, write_play_json
+    from arbiter.conformance.kit.protocol import Ask
+    from arbiter.conformance.kit.report import words as kit
+    from arbiter.conformance.kit.vector_files import write
+    from arbiter.engine.rulesets import RULESETS
+
+    lang: Lang = args.lang
+    rulesets = tuple(args.rulesets or RULESETS)
+    unknown = [r for r in rulesets if r not in RULESETS]
+    if unknown:
+        raise CommandError(f"unknown ruleset {unknown[0]!r}; known: {', '.join(RULESETS)}")
+    for path in (args.json_file, args.out):  # the folder they go in must be there
+        if path:
+            check_folder(path, lang)
+    plan = Plan(
+        games=args.games,
+        seed=args.seed,
+        rulesets=rulesets,
+        options_random=args.options_random,
+        keep_going=args.keep_going,
+        seconds=args.seconds,
+        protocol=args.protocol,
+        asks=tuple(Ask(a) for a in args.asks or ("legal_moves", "verdict")),
+    )
+    with _engine(args, lang) as engine, _progress(plan.games) as progress:
+        result = play(engine, plan, progress)
+    try:
+        if args.json_file:
+            write_play_json(result, args.json_file, lang)
+        if args.out and result.findings:
+            import arbiter
+
+            write(args.out, [f.vector for f in result.findings], plan.seed, arbiter.__version__)
+    except OSError as err:
+        raise CommandError(cannot_write(err.filename or args.out, err, lang)) from None
+    with output():
+        render_play(result, sys.stdout, lang, rich_ok=not args.plain)
+        if args.out and result.findings:
+            print(kit(lang, "play.written", count=len(result.findings), path=args.out))
+    return ExitStatus.FAILED if result.failed else ExitStatus.OK
+
+
+@contextmanager
+def _progress(games: int) -> Iterator[Any]:
+    """A progress bar of the games on a terminal's standard error (nothing elsewhere)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("games", total=games)
+
+        def advanced(run: Any) -> None:
+            bar.update(task, completed=run.games, description=f"{run.positions} positions")
+
+        yield advanced
+
+
+@contextmanager
+def _engine(args: argparse.Namespace, lang: Lang) -> Iterator[CommandEngine | HttpEngine]:
     """The engine under test, started (a command) or reached (a service) once already: one
-    that cannot be is one line, not a failure for every vector."""
-    from arbiter.conformance.engines import CommandEngine, HttpEngine
+    that cannot be is one line, not a failure for every question. It is closed (a command's
+    processes killed) on every way out, a SIGTERM too."""
+    from arbiter.conformance.kit.engines import CommandEngine, HttpEngine
 
     engine: CommandEngine | HttpEngine
     try:
@@ -130,8 +235,16 @@ def _engine(args: argparse.Namespace, lang: Lang) -> CommandEngine | HttpEngine:
             failed = "conformance.cannot_reach"
     except ValueError as err:  # a command that does not split, a URL that is not one
         raise CommandError(str(err)) from None
-    reason = engine.probe()
-    if reason is not None:
+    previous = signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        reason = engine.probe()
+        if reason is not None:
+            raise CommandError(words(lang, failed, engine=engine.name, reason=reason))
+        yield engine
+    finally:
         engine.close()
-        raise CommandError(words(lang, failed, engine=engine.name, reason=reason))
-    return engine
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # the command's way out, through every finally on the way

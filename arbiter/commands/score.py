@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
     from rich.table import Table
 
-    from arbiter.archive.inputs import Input
+    from arbiter.archive.inputs import Input, Skipped
     from arbiter.archive.runner import Job, Outcome, PieceResult, Sink
 
 
@@ -67,7 +67,15 @@ def register(commands: Any) -> None:
         help="what to write (default: %(default)s)",
     )
     parser.add_argument(
-        "--jobs", type=jobs, metavar="N", help="processes (default: the CPUs this one may use)"
+        "--jobs",
+        type=jobs,
+        metavar="N",
+        help="processes, at most the CPUs this one may use (default: all of them)",
+    )
+    parser.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="in a folder, also read symbolic links that point out of it",
     )
     parser.add_argument(
         "--dask", metavar=f"ADDRESS|{LOCAL_CLUSTER}", help="a Dask scheduler, or a local cluster"
@@ -98,6 +106,18 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _workers(asked: int | None, lang: Lang) -> int:
+    """The processes of the run: ``--jobs``, held to the CPUs this process may use (more
+    would only share them, each with its own memory), with a note when it is."""
+    cpus = available_cpus()
+    if asked is None:
+        return cpus
+    if asked > cpus:
+        say(words(lang, "score.jobs_clamped", asked=asked, cpus=cpus))
+        return cpus
+    return asked
+
+
 def run(args: argparse.Namespace) -> ExitStatus:
     """Run ``arbiter score`` with its parsed arguments; the exit status."""
     from concurrent.futures.process import BrokenProcessPool
@@ -118,18 +138,18 @@ def run(args: argparse.Namespace) -> ExitStatus:
         check_folder(args.summary_json, lang)
     try:
         settings = Settings.from_env()
-        inputs = expand(args.paths)
+        found = expand(args.paths, follow_symlinks=args.follow_symlinks)
     except (SettingsError, InputError) as err:
         raise CommandError(str(err)) from None
+    inputs = found.inputs
     sink = _sink(inputs, fmt, args.out, lang)
     config = ScoringConfig.of(settings, lang)
+    workers = _workers(args.jobs, lang)
     started = time.perf_counter()
     show = not args.quiet and console.is_terminal
     try:
         with _progress(console, inputs, lang, show=show) as progress:
-            outcome = _run(
-                args.dask, args.jobs or available_cpus(), Job(inputs, config, fmt, sink, progress)
-            )
+            outcome = _run(args.dask, workers, Job(inputs, config, fmt, sink, progress))
             sink.close()
     except BrokenPipeError:
         quiet_stdout()
@@ -140,7 +160,8 @@ def run(args: argparse.Namespace) -> ExitStatus:
         raise CommandError(str(err)) from None
     except BrokenProcessPool:
         raise CommandError(words(lang, "score.worker_died")) from None
-    return _report(args, console, outcome, time.perf_counter() - started)
+    outcome.problems[:0] = [str(item) for item in found.skipped]
+    return _report(args, console, outcome, time.perf_counter() - started, found.skipped)
 
 
 def _check_extras(fmt: Format, dask: str | None, lang: Lang) -> None:
@@ -179,13 +200,18 @@ def _run(dask: str | None, jobs: int, job: Job) -> Outcome:
 
 
 def _report(
-    args: argparse.Namespace, console: Console, outcome: Outcome, seconds: float
+    args: argparse.Namespace,
+    console: Console,
+    outcome: Outcome,
+    seconds: float,
+    skipped: Sequence[Skipped],
 ) -> ExitStatus:
     import orjson
 
     for problem in outcome.problems:
         say(problem)
     figures = outcome.summary.to_dict()
+    figures["skipped"] = [{"path": item.path, "reason": item.reason} for item in skipped]
     if args.summary_json:
         try:
             Path(args.summary_json).write_bytes(
@@ -342,6 +368,9 @@ def table(figures: dict[str, Any], seconds: float, lang: Lang) -> Table:
     _rows(out, said("summary.illegal"), figures["illegal"], empty=said("summary.none"))
     out.add_section()
     _rows(out, said("score.errors"), figures["errors"], empty=said("summary.none"))
+    if figures.get("skipped"):
+        out.add_section()
+        out.add_row(said("summary.skipped"), "", f"{len(figures['skipped']):,}")
     return out
 
 

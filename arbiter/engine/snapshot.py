@@ -10,6 +10,11 @@ Two encodings, both MessagePack arrays of plain ints, strings, bytes and lists:
 * a **position** (:func:`encode_position` / :func:`decode_position`) is a :class:`Position`:
   the header, the standing, the number of deals begun and the last deal's state without its
   history — the smallest thing from which the next move can be judged and the match continued.
+  A position is what a state token seals, and its length must tell nothing of the cards
+  (msgpack packs an integer at its smallest width: a hand's mask would say how high its cards
+  go): its bytes are padded with zeros to the length of the widest position of its table
+  (:data:`_WIDEST`), the same for every point of every deal of a match, whatever the hands,
+  the stock, the scores or the number of deals.
 
 Decoding rebuilds exactly the state that was encoded (``encode(decode(b)) == b``). Anything that
 does not decode — wrong magic, another version, a truncated or altered body — raises
@@ -19,6 +24,7 @@ client can continue from.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Final
 
 import msgpack
@@ -27,13 +33,17 @@ from arbiter.engine.cards import FULL_PACK, NOTATIONS
 from arbiter.engine.log import Header
 from arbiter.engine.match import DealRecord, MatchState
 from arbiter.engine.position import Position
-from arbiter.engine.rulesets import get_ruleset, resolve_options
+from arbiter.engine.records import DecisiveKind
+from arbiter.engine.rulesets import RULESETS, get_ruleset, resolve_options
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason
-from arbiter.engine.state import DealState
+from arbiter.engine.state import POSITION_FIELDS, DealState
 
 MAGIC: Final = b"TUTE"
 SNAPSHOT_VERSION: Final = 4
-POSITION_VERSION: Final = 2
+POSITION_VERSION: Final = 3
+#: Version 2 differs only in packing integers at their smallest width, unpadded: its positions
+#: (the tokens sealed before version 3) decode the same way.
+_POSITION_VERSIONS: Final = frozenset({2, POSITION_VERSION})
 _HEADER: Final = MAGIC + bytes([SNAPSHOT_VERSION])
 
 
@@ -121,27 +131,31 @@ def _match_from(body: list[Any]) -> MatchState:
 
 
 def encode_position(position: Position) -> bytes:
-    """The position's bytes: what a sealed state token carries."""
-    outcome = position.outcome
-    body = [
-        POSITION_VERSION,
-        *_header_fields(position.header),
-        position.standing.to_fields(),
-        position.deals,
-        position.deal.to_fields(history=False),
-        None if outcome is None else _outcome_fields(outcome),
-    ]
-    packed: bytes = msgpack.packb(body, use_bin_type=True)
-    return packed
+    """The position's bytes: what a sealed state token carries, as many for every position of
+    its table whatever the cards (see the module docstring)."""
+    header = _header_fields(position.header)
+    packed: bytes = msgpack.packb(
+        [
+            POSITION_VERSION,
+            *header,
+            position.standing.to_fields(),
+            position.deals,
+            position.deal.to_fields(history=False),
+            None if position.outcome is None else _outcome_fields(position.outcome),
+        ],
+        use_bin_type=True,
+    )
+    # the header's fields as the log's sender chose them, then the widest rest of the table
+    # (the header's array head stands for the body's: one byte either way)
+    wanted = _padded_length(position.header)
+    return packed + bytes(max(0, wanted - len(packed)))
 
 
 def decode_position(data: bytes) -> Position:
     """The position :func:`encode_position` gave."""
     try:
-        version, *header_fields, standing_fields, deals, deal_fields, outcome = msgpack.unpackb(
-            data, raw=False, strict_map_key=True
-        )
-        if version != POSITION_VERSION:
+        version, *header_fields, standing_fields, deals, deal_fields, outcome = _unpadded(data)
+        if version not in _POSITION_VERSIONS:
             raise SnapshotError("a position of another engine version")
         header = _header_from(header_fields)
         n = len(header.players)
@@ -155,6 +169,65 @@ def decode_position(data: bytes) -> Position:
         raise
     except Exception as err:
         raise SnapshotError(f"corrupt position: {type(err).__name__}") from None
+
+
+def _unpadded(data: bytes) -> Any:
+    """The one msgpack value ``data`` starts with; what follows it may be zeros only."""
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except msgpack.ExtraData as more:  # the padding (a version-2 position has none)
+        value, extra = more.args  # (msgpack-types does not declare .unpacked and .extra)
+        if extra.strip(b"\0"):
+            raise SnapshotError("corrupt position: bytes after its end") from None
+        return value
+
+
+# --- the widest position of a table -------------------------------------------------------------
+
+_STOCK: Final = POSITION_FIELDS.index("stock")
+_TRICK: Final = POSITION_FIELDS.index("trick")
+_DECISIVE: Final = POSITION_FIELDS.index("decisive")
+_HANDS: Final = POSITION_FIELDS.index("hands")
+#: Larger than any counter of a position (card points, cantes, events, deals...): msgpack packs
+#: them all within its width, as it packs each of them.
+_LARGEST_COUNTER: Final = 0xFFFF
+
+
+def _widest_body(ruleset_name: str, players: int) -> int:
+    """The most bytes a position of this table packs to, less its header fields: every hand a
+    full mask, every counter at its widest, every card not dealt in the stock, a card of each
+    seat on the table, a decisive event, an outcome and a standing naming every seat."""
+    ruleset = get_ruleset(ruleset_name)
+    state = DealState(ruleset, resolve_options(ruleset, None), players)
+    fields = [
+        _LARGEST_COUNTER if type(value) is int else value
+        for value in state.to_fields(history=False)
+    ]
+    fields[_HANDS] = [FULL_PACK] * players
+    for name in ("tricks_won", "card_points", "cante_points"):
+        fields[POSITION_FIELDS.index(name)] = [_LARGEST_COUNTER] * players
+    fields[_STOCK] = bytes(ruleset.pack_size(players) - players * ruleset.hand_size[players])
+    fields[_TRICK] = bytes(2 * players)
+    fields[_DECISIVE] = [max(DecisiveKind, key=len).value, _LARGEST_COUNTER, _LARGEST_COUNTER]
+    seats = list(range(players))
+    counters = [_LARGEST_COUNTER] * players
+    standing = [counters, counters, counters, True, seats, seats]
+    outcome = [seats, seats, max(Reason, key=len).value]
+    body = [POSITION_VERSION, standing, _LARGEST_COUNTER, fields, outcome]
+    return len(msgpack.packb(body, use_bin_type=True))
+
+
+@lru_cache(maxsize=256)  # bounded: a client chooses the names of its tables
+def _padded_length(header: Header) -> int:
+    """How long every position of this header's table is."""
+    widest = _WIDEST[header.ruleset.name, len(header.players)]
+    return len(msgpack.packb(_header_fields(header), use_bin_type=True)) - 1 + widest
+
+
+#: :func:`_widest_body` of every table.
+_WIDEST: Final = {
+    (name, n): _widest_body(name, n) for name, ruleset in RULESETS.items() for n in ruleset.players
+}
 
 
 # --- shared pieces ------------------------------------------------------------------------------

@@ -1,15 +1,20 @@
-"""The referee's view: the web page at ``GET /`` and the project's documentation pages.
+"""The referee's view: the web pages at ``GET /`` and ``GET /enter``, and the project's
+documentation pages.
 
 A Flask blueprint (registered by :func:`arbiter.api.create_app`) serving
 
 - ``/``: the page where an organiser opens a game log (file, drop, paste, a bundled example or
-  ``#log=<base64url>``) and reads the ruling as cards. Jinja renders the shell in the reader's
-  language (``?lang=es|en``, else ``Accept-Language``); a plain script (``static/referee.js``)
-  posts the log to this service's own ``/v1/replays`` and draws the answer. The rules stay on
-  the server: the page shows what the API answers.
-- ``/docs/rules`` and ``/docs/api``: ``docs/rules.md`` and ``docs/api.md`` as HTML.
+  ``#log=<base64url>``) and reads the ruling as cards, the ruling first. Jinja renders the shell
+  in the reader's language (``?lang=es|en``, else ``Accept-Language``); ES modules
+  (``static/referee.js`` and what it imports) post the log to this service's own
+  ``/v1/replays`` (with ``"steps": true``) and draw the answer. The rules stay on the server:
+  the page shows what the API answers, and every position it draws is one of the answer's steps.
+- ``/enter``: the table editor (``static/enter.js``): a disputed deal entered by hand, card by
+  card, and played move by move, each move judged by ``/v1/moves/validate``.
+- ``/docs/rules`` and ``/docs/api``: ``docs/rules.md`` (``docs/rules.es.md`` with
+  ``?lang=es``) and ``docs/api.md`` as HTML.
 - ``/examples/<name>``: the bundled example logs (``examples/*.json``).
-- ``/static/...``: the page's stylesheet, scripts and nothing else (the cards are SVG symbols
+- ``/static/...``: the pages' stylesheet, scripts and nothing else (the cards are SVG symbols
   inlined in the page).
 
 ``examples`` and ``docs`` in this package are symlinks to the repository's directories, so
@@ -37,9 +42,11 @@ from arbiter.engine.cards import (
     card_rank,
     card_suit,
     code_table,
+    display_order,
     format_suit,
+    pack_mask,
 )
-from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.rulesets import RULESETS, Ruleset
 from arbiter.i18n import LANGS, Lang, Phrases, area, pick_lang
 from arbiter.web import documents
 
@@ -64,7 +71,7 @@ class _Site:
     """What the pages serve, computed on first use and kept for the app's lifetime."""
 
     def __init__(self) -> None:
-        self._documents: dict[str, documents.Document] = {}
+        self._documents: dict[tuple[str, Lang], documents.Document] = {}
 
     @cached_property
     def examples(self) -> dict[str, Example]:
@@ -85,14 +92,16 @@ class _Site:
             "version": __version__,
             "strings": {lang: area(lang, "page") for lang in LANGS},
             "rulesets": {name: r.to_dict() for name, r in RULESETS.items()},
+            "packs": {name: _packs(r) for name, r in RULESETS.items()},
             "cards": {n: _card_table(cast(Notation, n)) for n in NOTATIONS},
+            "rules": {lang: _rule_links(lang) for lang in LANGS},
         }
         return _script_json(data)
 
-    def document(self, name: str) -> documents.Document:
-        if name not in self._documents:
-            self._documents[name] = documents.render(name)
-        return self._documents[name]
+    def document(self, name: str, lang: Lang) -> documents.Document:
+        if (name, lang) not in self._documents:
+            self._documents[name, lang] = documents.render(name, lang)
+        return self._documents[name, lang]
 
 
 def _script_json(data: Any) -> Markup:
@@ -101,15 +110,34 @@ def _script_json(data: Any) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
+def _packs(ruleset: Ruleset) -> dict[str, list[int]]:
+    """The cards in play by number of players (as card numbers 0-39, in display order): the
+    table editor's picker offers these and no other."""
+    return {str(n): display_order(pack_mask(ruleset.removed_rank[n])) for n in ruleset.players}
+
+
+def _rule_links(lang: Lang) -> dict[str, str]:
+    """Where the rules the page cites are, in the reader's language (relative to the page)."""
+    anchor = documents.section_anchor("rules", lang, 3)
+    return {"obligations": f"docs/rules?lang={lang}#{anchor}"}
+
+
 def _card_table(notation: Notation) -> dict[str, Any]:
-    """How the page reads and names the cards of one notation, from the engine's tables."""
+    """How the page reads and names the cards of one notation, from the engine's tables:
+    ``names`` for sentences («la sota de oros»), ``labels`` for a card shown alone (the
+    accessible name of a card image or button: «sota de oros»)."""
     codes = card_codes(notation)
     return {
+        "codes": list(codes),
         "inputs": {code: codes[card] for code, card in code_table(notation).items()},
         "faces": {codes[c]: [card_rank(c), card_suit(c)] for c in range(40)},
         "suits": [format_suit(s, notation) for s in range(4)],
         "names": {
             lang: {codes[c]: Phrases(lang, notation, ()).card(c) for c in range(40)}
+            for lang in LANGS
+        },
+        "labels": {
+            lang: {codes[c]: Phrases(lang, notation, ()).card(c, article=False) for c in range(40)}
             for lang in LANGS
         },
         "suit_names": {
@@ -165,9 +193,17 @@ def referee() -> Response:
     )
 
 
+@web.get("/enter")
+def enter() -> Response:
+    """The table editor: a deal entered by hand and played move by move."""
+    site = _site()
+    return _page("web/enter.html", page_lang(), page="enter", page_data=site.page_data)
+
+
 @web.get(f"/docs/<any({', '.join(documents.DOCUMENTS)}):name>")
 def document(name: str) -> Response:
-    return _page("web/document.html", page_lang(), page=name, doc=_site().document(name))
+    lang = page_lang()
+    return _page("web/document.html", lang, page=name, doc=_site().document(name, lang))
 
 
 @web.get("/examples/<name>")

@@ -62,6 +62,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "cli.score.out_is_input": "--out {path} is one of the inputs",
         "cli.score.same_part": "{first} and {second} would both be written to {part}",
         "cli.score.worker_died": "a worker process died (out of memory?); the output is incomplete",
+        "cli.score.jobs_clamped": "--jobs {asked}: this command may use {cpus} CPUs; using {cpus}",
         "cli.score.games": "games",
         "cli.score.rate": "games/s",
         "cli.score.errors": "errors",
@@ -76,6 +77,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "cli.summary.obligations": "by obligation",
         "cli.summary.illegal": "illegal events",
         "cli.summary.none": "none",
+        "cli.summary.skipped": "inputs not read",
         "cli.conformance.written": "{count} vectors written to {path}",
         "cli.conformance.no_match": "no vector matches --rules and --rulesets",
         "cli.conformance.cannot_start": "cannot start the engine {engine}: {reason}",
@@ -147,6 +149,9 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "cli.score.worker_died": (
             "un proceso de trabajo murió (¿sin memoria?); la salida está incompleta"
         ),
+        "cli.score.jobs_clamped": (
+            "--jobs {asked}: esta orden puede usar {cpus} CPU; se usan {cpus}"
+        ),
         "cli.score.games": "partidas",
         "cli.score.rate": "partidas/s",
         "cli.score.errors": "errores",
@@ -161,6 +166,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "cli.summary.obligations": "por obligación",
         "cli.summary.illegal": "eventos ilegales",
         "cli.summary.none": "ninguno",
+        "cli.summary.skipped": "entradas no leídas",
         "cli.conformance.written": "{count} vectores escritos en {path}",
         "cli.conformance.no_match": "ningún vector cumple --rules y --rulesets",
         "cli.conformance.cannot_start": "no se puede arrancar el motor {engine}: {reason}",

@@ -19,11 +19,13 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
             "the referee rules them."
         ),
         "page.nav.referee": "Referee",
+        "page.nav.enter": "Enter a deal",
         "page.nav.rules": "Rules",
         "page.nav.api": "API contract",
         "page.nav.docs": "Interactive API",
         "page.lang.label": "Language",
         "page.load.heading": "Open a log",
+        "page.referee.to_editor": "No log? Enter the deal at the table, card by card.",
         "page.load.file": "Choose a .json file",
         "page.load.drop": "…or drop a log file anywhere on the page.",
         "page.load.paste": "Paste a log (JSON)",
@@ -43,6 +45,8 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
             "shared link carries the log after the #, which browsers never send."
         ),
         "page.state.loading": "Adjudicating…",
+        "page.state.loading_page": "Loading…",
+        "page.state.asking": "Asking the referee…",
         "page.state.empty": "No log opened yet.",
         "page.error.heading": "The log could not be adjudicated",
         "page.error.not_json": "This is not JSON: {detail}",
@@ -56,10 +60,29 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.ruling.players": "Players",
         "page.ruling.options": "Options",
         "page.ruling.no_options": "defaults",
-        "page.ruling.deals": "{count} deal(s)",
-        "page.ruling.renuncios": "Renuncios: {count}",
+        "page.ruling.deals.one": "{count} deal",
+        "page.ruling.deals.other": "{count} deals",
+        "page.ruling.renuncios.one": "{count} renuncio",
+        "page.ruling.renuncios.other": "{count} renuncios",
         "page.ruling.no_renuncio": "No renuncio.",
-        "page.ruling.invalid_at": "The replay stopped at deal {deal}, event {event}.",
+        "page.summary.heading": "The ruling",
+        "page.summary.clean": (
+            "No renuncio and no illegal event: every deal was played by the rules."
+        ),
+        "page.summary.renuncio": "Deal {deal}: {name} renounced in trick {trick} — {failed}",
+        "page.summary.renuncio_more": (
+            "Also in deal {deal}: {name} renounced in trick {trick} — {failed}"
+        ),
+        "page.summary.lose.one": "{names} loses the deal",
+        "page.summary.lose.other": "{names} lose the deal",
+        "page.summary.unfinished": "the deal is not finished",
+        "page.summary.decided_by": "the deal was decided otherwise ({reason})",
+        "page.summary.illegal": "Deal {deal}: the referee stopped at event {event}",
+        "page.summary.illegal_deal": "Deal {deal}: the referee did not play it",
+        "page.failed.asistir": "failed to asistir (follow suit)",
+        "page.failed.montar": "failed to montar (beat the winning card)",
+        "page.failed.fallar": "failed to fallar (trump when void)",
+        "page.failed.pisar": "failed to pisar (overtrump)",
         "page.deal.heading": "Deal {number}",
         "page.deal.dealer": "Dealer",
         "page.deal.mano": "Mano (leads first)",
@@ -74,11 +97,16 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.deal.unfinished": "The deal is unfinished.",
         "page.deal.step": "Step through this deal",
         "page.deal.step_close": "Close the steps",
+        "page.deal.line": "winners: {winners} · losers: {losers} ({how})",
+        "page.deal.line_winners": "winners: {winners} ({how})",
+        "page.deal.line_nobody": "no winner ({how})",
+        "page.deal.line_unfinished": "unfinished",
         "page.trick.heading": "Trick {number}",
         "page.trick.lead": "leads",
         "page.trick.wins": "wins",
         "page.trick.points": "{points} pts",
         "page.trick.in_play": "in play",
+        "page.trick.renuncio": "renuncio",
         "page.trick.draws": "Draws",
         "page.trick.draw": "{name} draws",
         "page.trick.running": "Running score",
@@ -92,13 +120,13 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.of.kings": "kings",
         "page.of.horses": "horses",
-        "page.violation.heading": "Renuncio ({obligation})",
+        "page.violation.heading": "Renuncio ({obligation}): {meaning}",
         "page.violation.correct": "Correct plays",
         "page.violation.rule": "The rule",
-        "page.obligation.asistir": "asistir: follow suit",
-        "page.obligation.montar": "montar: beat the winning card",
-        "page.obligation.fallar": "fallar: trump when void",
-        "page.obligation.pisar": "pisar: overtrump",
+        "page.obligation.asistir": "follow suit",
+        "page.obligation.montar": "beat the winning card",
+        "page.obligation.fallar": "trump when void",
+        "page.obligation.pisar": "overtrump",
         "page.illegal.heading": "Illegal event ({code})",
         "page.illegal.where": "The replay stopped here, at event {event}:",
         "page.scores.heading": "Scores",
@@ -109,7 +137,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.scores.cantes": "Cantes",
         "page.scores.last_trick": "Last trick",
         "page.scores.total": "Total",
-        "page.outcome.heading": "Outcome",
+        "page.outcome.heading": "How the deal was decided",
         "page.outcome.winners": "Winners",
         "page.outcome.losers": "Losers",
         "page.reason.points": "on points",
@@ -123,6 +151,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.reason.middle": "middle score",
         "page.reason.extremes": "most and fewest points",
         "page.match.heading": "Match standing",
+        "page.match.result": "Result",
         "page.match.counter.deals_won": "Deals won",
         "page.match.counter.loser_points": "Hands lost",
         "page.match.counter.tokens": "Tokens",
@@ -156,6 +185,187 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.step.tute": "{name} declares a tute of {of}",
         "page.step.trick_won": "{name} wins trick {number} ({points} pts)",
         "page.step.renuncio": "a renuncio",
+        "page.verdict.ok": "Allowed.",
+        "page.verdict.refused": "Refused ({code}):",
+        "page.action.sing": "Sing in {suit}",
+        "page.action.tute": "Tute of {of}",
+        "page.action.exchange": "Exchange the seven",
+        "page.whatif.toggle": "What if {name} played something else?",
+        "page.whatif.hint": (
+            "Tap a card to see the referee's verdict on it; the deal as played stays as it is."
+        ),
+        "page.whatif.moves": "Moves to try",
+        "page.whatif.editor": "Play on from here in the editor",
+        "page.enter.title": "Enter a deal at the table",
+        "page.enter.tagline": (
+            "A disputed deal entered by hand — the table, the cards, then the moves, one tap "
+            "each — and the referee judges every move as it is made. Nothing is stored: the deal "
+            "stays in your browser and goes only to this server."
+        ),
+        "page.table.heading": "1. The table",
+        "page.table.ruleset": "Ruleset",
+        "page.table.count": "Players",
+        "page.table.names": "The players, in playing order",
+        "page.table.names_pairs": "The players, in playing order (seats 1 and 3 against 2 and 4)",
+        "page.table.seat": "Seat {number}",
+        "page.table.dealer": "Dealer",
+        "page.table.dealer_hint": (
+            "The seat after the dealer is the mano and leads the first trick."
+        ),
+        "page.table.notation": "Cards",
+        "page.table.notation.spanish": "Spanish (O C E B)",
+        "page.table.notation.french": "French (D H S C)",
+        "page.table.options": "Options",
+        "page.table.default": "default: {value}",
+        "page.table.true": "yes",
+        "page.table.false": "no",
+        "page.table.mode": "How the cards are entered",
+        "page.table.mode.hands": "each hand, and the turned or shown card",
+        "page.table.mode.deck": "the whole deck, in dealing order",
+        "page.table.next": "Next: the cards",
+        "page.table.name_missing": "Seat {number} has no name.",
+        "page.table.names_twice": "Two players have the same name.",
+        "page.option.match_target": "Deals that win the match",
+        "page.option.tie_break": "On equal points",
+        "page.option.cantes_per_trick": "Cantes per trick won",
+        "page.option.trump_when_cannot_overtrump": "Trump even when unable to overtrump",
+        "page.option.tute_requires_trick_won": "Tute only after winning a trick",
+        "page.option.renuncio_penalty": "A renuncio loses",
+        "page.option.exchange_requires_trick_won": (
+            "Exchange the seven only after winning a trick"
+        ),
+        "page.option.partner_relief": "Free to play when the partner is winning",
+        "page.option.loser_target": "Lost hands that lose the match",
+        "page.option.token_target": "Tokens that win the match",
+        "page.option.call_ranks": "The pair that makes a call",
+        "page.ruleset.tute-2p": "Tute for two",
+        "page.ruleset.tute-3p": "Tute for three",
+        "page.ruleset.tute-4p": "Tute in pairs, for four",
+        "page.ruleset.tute-cabron": "Tute cabrón, for three",
+        "page.ruleset.tute-gana-pierde": "Tute gana-pierde, for three to five",
+        "page.entry.heading": "2. The cards",
+        "page.entry.now": "Now: {place} — tap its cards in the pack.",
+        "page.entry.now_trump": (
+            "Now: the card {dealer} showed (it fixes trump) — tap it: it is one of {dealer}'s "
+            "cards."
+        ),
+        "page.entry.now_deck": "Now: {place} — tap it in the pack.",
+        "page.entry.now_done": "Every card is placed: play the deal.",
+        "page.entry.pack": "The pack",
+        "page.entry.target": "{place}: {count} of {size}",
+        "page.entry.place.hand": "{name}'s hand",
+        "page.entry.place.turned": "the turned card",
+        "page.entry.place.trump": "the dealer's shown card",
+        "page.entry.place.stock": "the stock, in the order it is drawn",
+        "page.entry.place.deck": "the deck",
+        "page.entry.place.deck_at": "card {number} of the deck",
+        "page.entry.given_to": "in {place}",
+        "page.entry.remove": "take it out",
+        "page.entry.unknown": "Unknown card",
+        "page.entry.unknown_remove": "unknown card — take it out",
+        "page.entry.rest_unknown": "The rest of this hand is unknown",
+        "page.entry.stock_unknown": "Unknown: draws entered as they happen",
+        "page.entry.missing": "Still missing: {parts}.",
+        "page.entry.missing.hand": "{place}, {count} more",
+        "page.entry.missing.turned": "{place}",
+        "page.entry.missing.trump": "{place}",
+        "page.entry.missing.stock": "{place}, {count} more",
+        "page.entry.missing.deck": "{place}, {count} more",
+        "page.entry.complete": "Every card of the pack is placed.",
+        "page.entry.refused.twice": "{card} is already in {place}: a card is given only once.",
+        "page.entry.refused.twice_deck": "{card} is already {place}: a card is given only once.",
+        "page.entry.refused.not_in_pack": "{card} is not in this ruleset's pack.",
+        "page.entry.refused.full": "{place} holds no more cards: take one out first.",
+        "page.entry.refused.not_dealers": (
+            "{card} is not one of {dealer}'s cards: the shown card is the dealer's."
+        ),
+        "page.entry.back": "Back to the table",
+        "page.entry.start": "Play the deal",
+        "page.play.heading": "3. The play — {ruleset}",
+        "page.play.trick_no": "trick {number}",
+        "page.play.last_trick": "{name} won the last trick ({points} pts)",
+        "page.play.to_act": "to play",
+        "page.play.turn": "{name} to play: tap one of {name}'s cards.",
+        "page.play.over": "The deal is over.",
+        "page.play.hand_of": "{name}'s cards",
+        "page.play.play_it": "play it",
+        "page.play.unknown_play": "unknown card — play it (name it first)",
+        "page.play.declarations": "Declarations the referee allows now",
+        "page.play.undo": "Undo",
+        "page.play.redo": "Redo",
+        "page.play.edit_cards": "Change the cards",
+        "page.play.whatif": (
+            "What if: you are trying another line; the original one ({count} moves) is kept."
+        ),
+        "page.play.original": "Back to the original line",
+        "page.play.history_start": "As dealt",
+        "page.play.moves.one": "{count} move",
+        "page.play.moves.other": "{count} moves",
+        "page.play.so_far": "The ruling so far",
+        "page.play.open_ruling": "Open the ruling",
+        "page.play.which_card": "Which card does {name} play? Tap it.",
+        "page.play.which_draw": "Which card did {name} draw (card {number} of the stock)?",
+        "page.play.draw_unknown": "Not known",
+        "page.play.cancel": "Cancel",
+        "page.export.heading": "The deal as a log",
+        "page.export.hint": (
+            "A log of docs/api.md: download it, copy it, or open the ruling, whose address "
+            "carries it."
+        ),
+        "page.export.log": "The log (JSON)",
+        "page.export.download": "Download",
+        "page.export.copy": "Copy",
+        "page.export.copied": "Copied.",
+        "page.unknown.heading": "What depends on the unknown cards",
+        "page.unknown.checking": "Asking the referee about every possible card…",
+        "page.unknown.played": (
+            "Every card played is known, so every trick stands as entered; what depends on the "
+            "{count} cards nobody placed is what the players held, and with it the renuncios."
+        ),
+        "page.unknown.stands": (
+            "{name}'s renuncio in trick {trick} ({obligation}) stands whatever the unknown cards "
+            "are (all {total} cases)."
+        ),
+        "page.unknown.depends": (
+            "{name}'s renuncio in trick {trick} ({obligation}) depends on the unknown cards: it "
+            "stands only {condition} ({cases} of {total} cases)."
+        ),
+        "page.unknown.would_be": (
+            "{name}'s play in trick {trick} would be a renuncio ({obligation}) {condition} "
+            "({cases} of {total} cases)."
+        ),
+        "page.unknown.depends_count": (
+            "{name}'s renuncio in trick {trick} ({obligation}) stands in {cases} of the {total} "
+            "hands {name} may have held."
+        ),
+        "page.unknown.would_be_count": (
+            "{name}'s play in trick {trick} would be a renuncio ({obligation}) in {cases} of the "
+            "{total} hands {name} may have held."
+        ),
+        "page.unknown.if_card": "if {name}'s unknown card is {cards}",
+        "page.unknown.if_held": "if {name} held any of: {cards}",
+        "page.unknown.of_suit": "a card of {suit}",
+        "page.unknown.or": " or ",
+        "page.unknown.none": (
+            "No renuncio of {name}'s depends on the unknown cards: {name}'s plays stand in all "
+            "{total} cases."
+        ),
+        "page.unknown.unchecked": (
+            "{name} has {count} unknown cards ({cases} possible sets): too many to ask about "
+            "here, so {name}'s plays are judged with them filled in one way only."
+        ),
+        "page.unknown.outcome.stands": "The outcome stands whatever the unknown cards are.",
+        "page.unknown.outcome.depends": "The outcome depends on the unknown cards (see above).",
+        "page.unknown.outcome.open": (
+            "Whether the outcome depends on the unknown cards is not known: not every case "
+            "could be asked."
+        ),
+        "page.unknown.verdict_note": (
+            "{name} holds unknown cards: this verdict is for one way of filling them in; what "
+            "depends on them is said below."
+        ),
+        "page.unknown.tag": "({name} held unknown cards: see what depends on them)",
+        "page.play.unknown_card": "unknown card",
     },
     "es": {
         "page.title": "Vista del árbitro",
@@ -164,11 +374,13 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
             "resultado, tal como los decide el árbitro."
         ),
         "page.nav.referee": "Árbitro",
+        "page.nav.enter": "Anotar una mano",
         "page.nav.rules": "Reglas",
         "page.nav.api": "Contrato de la API",
         "page.nav.docs": "API interactiva",
         "page.lang.label": "Idioma",
         "page.load.heading": "Abrir un registro",
+        "page.referee.to_editor": "¿Sin registro? Anota la mano en la mesa, carta a carta.",
         "page.load.file": "Elegir un archivo .json",
         "page.load.drop": "…o suelta un archivo de registro en cualquier parte de la página.",
         "page.load.paste": "Pegar un registro (JSON)",
@@ -189,6 +401,8 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
             "nunca envían."
         ),
         "page.state.loading": "Arbitrando…",
+        "page.state.loading_page": "Cargando…",
+        "page.state.asking": "Preguntando al árbitro…",
         "page.state.empty": "Aún no hay ningún registro abierto.",
         "page.error.heading": "No se pudo arbitrar el registro",
         "page.error.not_json": "Esto no es JSON: {detail}",
@@ -202,10 +416,29 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.ruling.players": "Jugadores",
         "page.ruling.options": "Opciones",
         "page.ruling.no_options": "las de serie",
-        "page.ruling.deals": "{count} mano(s)",
-        "page.ruling.renuncios": "Renuncios: {count}",
+        "page.ruling.deals.one": "{count} mano",
+        "page.ruling.deals.other": "{count} manos",
+        "page.ruling.renuncios.one": "{count} renuncio",
+        "page.ruling.renuncios.other": "{count} renuncios",
         "page.ruling.no_renuncio": "Ningún renuncio.",
-        "page.ruling.invalid_at": "La reproducción se detuvo en la mano {deal}, evento {event}.",
+        "page.summary.heading": "El arbitraje",
+        "page.summary.clean": (
+            "Ningún renuncio ni evento ilegal: todas las manos se jugaron según las reglas."
+        ),
+        "page.summary.renuncio": "Mano {deal}: {name} renunció en la baza {trick} — {failed}",
+        "page.summary.renuncio_more": (
+            "También en la mano {deal}: {name} renunció en la baza {trick} — {failed}"
+        ),
+        "page.summary.lose.one": "pierde la mano {names}",
+        "page.summary.lose.other": "pierden la mano {names}",
+        "page.summary.unfinished": "la mano no ha terminado",
+        "page.summary.decided_by": "la mano se decidió de otro modo ({reason})",
+        "page.summary.illegal": "Mano {deal}: el árbitro se detuvo en el evento {event}",
+        "page.summary.illegal_deal": "Mano {deal}: el árbitro no la jugó",
+        "page.failed.asistir": "no asistió (no sirvió al palo)",
+        "page.failed.montar": "no montó (no superó la carta que ganaba)",
+        "page.failed.fallar": "no falló (no triunfó sin tener el palo)",
+        "page.failed.pisar": "no pisó (no superó el triunfo)",
         "page.deal.heading": "Mano {number}",
         "page.deal.dealer": "Reparte",
         "page.deal.mano": "Mano (sale primero)",
@@ -220,11 +453,16 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.deal.unfinished": "La mano no ha terminado.",
         "page.deal.step": "Seguir esta mano paso a paso",
         "page.deal.step_close": "Cerrar el paso a paso",
+        "page.deal.line": "ganan: {winners} · pierden: {losers} ({how})",
+        "page.deal.line_winners": "ganan: {winners} ({how})",
+        "page.deal.line_nobody": "nadie gana ({how})",
+        "page.deal.line_unfinished": "sin terminar",
         "page.trick.heading": "Baza {number}",
         "page.trick.lead": "sale",
         "page.trick.wins": "gana",
         "page.trick.points": "{points} ptos",
         "page.trick.in_play": "en juego",
+        "page.trick.renuncio": "renuncio",
         "page.trick.draws": "Robos",
         "page.trick.draw": "{name} roba",
         "page.trick.running": "Tanteo",
@@ -236,13 +474,13 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.of.kings": "reyes",
         "page.of.horses": "caballos",
-        "page.violation.heading": "Renuncio ({obligation})",
+        "page.violation.heading": "Renuncio ({obligation}): {meaning}",
         "page.violation.correct": "Jugadas correctas",
         "page.violation.rule": "La regla",
-        "page.obligation.asistir": "asistir: servir al palo",
-        "page.obligation.montar": "montar: superar la carta que gana",
-        "page.obligation.fallar": "fallar: triunfar sin el palo",
-        "page.obligation.pisar": "pisar: superar el triunfo",
+        "page.obligation.asistir": "servir al palo",
+        "page.obligation.montar": "superar la carta que gana",
+        "page.obligation.fallar": "triunfar sin tener el palo",
+        "page.obligation.pisar": "superar el triunfo",
         "page.illegal.heading": "Evento ilegal ({code})",
         "page.illegal.where": "La reproducción se detuvo aquí, en el evento {event}:",
         "page.scores.heading": "Tantos",
@@ -253,7 +491,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.scores.cantes": "Cantes",
         "page.scores.last_trick": "Últimas",
         "page.scores.total": "Total",
-        "page.outcome.heading": "Resultado",
+        "page.outcome.heading": "Cómo se decidió la mano",
         "page.outcome.winners": "Ganan",
         "page.outcome.losers": "Pierden",
         "page.reason.points": "a los puntos",
@@ -267,6 +505,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.reason.middle": "puntuación intermedia",
         "page.reason.extremes": "más y menos puntos",
         "page.match.heading": "Clasificación de la partida",
+        "page.match.result": "Resultado",
         "page.match.counter.deals_won": "Manos ganadas",
         "page.match.counter.loser_points": "Manos perdidas",
         "page.match.counter.tokens": "Fichas",
@@ -300,5 +539,193 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.step.tute": "{name} canta tute de {of}",
         "page.step.trick_won": "{name} gana la baza {number} ({points} ptos)",
         "page.step.renuncio": "un renuncio",
+        "page.verdict.ok": "Se puede.",
+        "page.verdict.refused": "Rechazada ({code}):",
+        "page.action.sing": "Cantar en {suit}",
+        "page.action.tute": "Cantar tute de {of}",
+        "page.action.exchange": "Cambiar el siete",
+        "page.whatif.toggle": "¿Y si {name} hubiera jugado otra cosa?",
+        "page.whatif.hint": (
+            "Toca una carta para ver qué dice el árbitro; la mano tal como se jugó no cambia."
+        ),
+        "page.whatif.moves": "Jugadas para probar",
+        "page.whatif.editor": "Seguir jugando desde aquí en el editor",
+        "page.enter.title": "Anotar una mano en la mesa",
+        "page.enter.tagline": (
+            "Una mano discutida, anotada a mano — la mesa, las cartas y luego las jugadas, un "
+            "toque cada una — y el árbitro juzga cada jugada al momento. No se guarda nada: la "
+            "mano se queda en tu navegador y solo va a este servidor."
+        ),
+        "page.table.heading": "1. La mesa",
+        "page.table.ruleset": "Modalidad",
+        "page.table.count": "Jugadores",
+        "page.table.names": "Los jugadores, en el orden de juego",
+        "page.table.names_pairs": (
+            "Los jugadores, en el orden de juego (los asientos 1 y 3 contra el 2 y el 4)"
+        ),
+        "page.table.seat": "Asiento {number}",
+        "page.table.dealer": "Reparte",
+        "page.table.dealer_hint": (
+            "El asiento siguiente al que reparte es la mano y sale en la primera baza."
+        ),
+        "page.table.notation": "Cartas",
+        "page.table.notation.spanish": "españolas (O C E B)",
+        "page.table.notation.french": "francesas (D H S C)",
+        "page.table.options": "Opciones",
+        "page.table.default": "por defecto: {value}",
+        "page.table.true": "sí",
+        "page.table.false": "no",
+        "page.table.mode": "Cómo se dan las cartas",
+        "page.table.mode.hands": "cada mano, y la carta vuelta o enseñada",
+        "page.table.mode.deck": "la baraja entera, en el orden de reparto",
+        "page.table.next": "Siguiente: las cartas",
+        "page.table.name_missing": "El asiento {number} no tiene nombre.",
+        "page.table.names_twice": "Dos jugadores tienen el mismo nombre.",
+        "page.option.match_target": "Manos para ganar la partida",
+        "page.option.tie_break": "A igualdad de puntos",
+        "page.option.cantes_per_trick": "Cantes por baza ganada",
+        "page.option.trump_when_cannot_overtrump": "Triunfar aunque no se pueda pisar",
+        "page.option.tute_requires_trick_won": "Tute solo tras ganar una baza",
+        "page.option.renuncio_penalty": "Un renuncio pierde",
+        "page.option.exchange_requires_trick_won": "Cambio del siete solo tras ganar una baza",
+        "page.option.partner_relief": "Libre si gana el compañero",
+        "page.option.loser_target": "Manos perdidas que pierden la partida",
+        "page.option.token_target": "Fichas para ganar la partida",
+        "page.option.call_ranks": "La pareja que hace cante",
+        "page.ruleset.tute-2p": "Tute a dos",
+        "page.ruleset.tute-3p": "Tute a tres",
+        "page.ruleset.tute-4p": "Tute por parejas, a cuatro",
+        "page.ruleset.tute-cabron": "Tute cabrón, a tres",
+        "page.ruleset.tute-gana-pierde": "Tute gana-pierde, de tres a cinco",
+        "page.entry.heading": "2. Las cartas",
+        "page.entry.now": "Ahora: {place} — toca sus cartas en la baraja.",
+        "page.entry.now_trump": (
+            "Ahora: la carta que enseñó {dealer} (marca el triunfo) — tócala: es una de las "
+            "cartas de {dealer}."
+        ),
+        "page.entry.now_deck": "Ahora: {place} — tócala en la baraja.",
+        "page.entry.now_done": "Todas las cartas están en su sitio: a jugar la mano.",
+        "page.entry.pack": "La baraja",
+        "page.entry.target": "{place}: {count} de {size}",
+        "page.entry.place.hand": "la mano de {name}",
+        "page.entry.place.turned": "la carta vuelta",
+        "page.entry.place.trump": "la carta que enseña el que reparte",
+        "page.entry.place.stock": "el monte, en el orden en que se roba",
+        "page.entry.place.deck": "la baraja",
+        "page.entry.place.deck_at": "la carta {number} de la baraja",
+        "page.entry.given_to": "en {place}",
+        "page.entry.remove": "quitarla",
+        "page.entry.unknown": "Carta desconocida",
+        "page.entry.unknown_remove": "carta desconocida — quitarla",
+        "page.entry.rest_unknown": "El resto de esta mano es desconocido",
+        "page.entry.stock_unknown": "Desconocido: los robos se anotan cuando ocurren",
+        "page.entry.missing": "Falta: {parts}.",
+        "page.entry.missing.hand": "{place}, {count} más",
+        "page.entry.missing.turned": "{place}",
+        "page.entry.missing.trump": "{place}",
+        "page.entry.missing.stock": "{place}, {count} más",
+        "page.entry.missing.deck": "{place}, {count} más",
+        "page.entry.complete": "Todas las cartas de la baraja están en su sitio.",
+        "page.entry.refused.twice": "{card} ya está en {place}: cada carta se da una sola vez.",
+        "page.entry.refused.twice_deck": "{card} ya es {place}: cada carta se da una sola vez.",
+        "page.entry.refused.not_in_pack": "{card} no está en la baraja de esta modalidad.",
+        "page.entry.refused.full": "En {place} no caben más cartas: quita antes una.",
+        "page.entry.refused.not_dealers": (
+            "{card} no es una de las cartas de {dealer}: la carta enseñada es del que reparte."
+        ),
+        "page.entry.back": "Volver a la mesa",
+        "page.entry.start": "Jugar la mano",
+        "page.play.heading": "3. El juego — {ruleset}",
+        "page.play.trick_no": "baza {number}",
+        "page.play.last_trick": "{name} ganó la última baza ({points} ptos)",
+        "page.play.to_act": "le toca",
+        "page.play.turn": "Le toca a {name}: toca una de sus cartas.",
+        "page.play.over": "La mano ha terminado.",
+        "page.play.hand_of": "Las cartas de {name}",
+        "page.play.play_it": "jugarla",
+        "page.play.unknown_play": "carta desconocida — jugarla (antes hay que nombrarla)",
+        "page.play.declarations": "Declaraciones que el árbitro permite ahora",
+        "page.play.undo": "Deshacer",
+        "page.play.redo": "Rehacer",
+        "page.play.edit_cards": "Cambiar las cartas",
+        "page.play.whatif": (
+            "¿Y si…?: estás probando otra línea de juego; la original ({count} movimientos) se "
+            "conserva."
+        ),
+        "page.play.original": "Volver a la línea original",
+        "page.play.history_start": "Tal como se repartió",
+        "page.play.moves.one": "{count} movimiento",
+        "page.play.moves.other": "{count} movimientos",
+        "page.play.so_far": "El arbitraje hasta ahora",
+        "page.play.open_ruling": "Abrir el arbitraje",
+        "page.play.which_card": "¿Qué carta juega {name}? Tócala.",
+        "page.play.which_draw": "¿Qué carta robó {name} (la carta {number} del monte)?",
+        "page.play.draw_unknown": "No se sabe",
+        "page.play.cancel": "Cancelar",
+        "page.export.heading": "La mano como registro",
+        "page.export.hint": (
+            "Un registro de docs/api.md: descárgalo, cópialo o abre el arbitraje, cuya dirección "
+            "lo lleva."
+        ),
+        "page.export.log": "El registro (JSON)",
+        "page.export.download": "Descargar",
+        "page.export.copy": "Copiar",
+        "page.export.copied": "Copiado.",
+        "page.unknown.heading": "Qué depende de las cartas desconocidas",
+        "page.unknown.checking": "Preguntando al árbitro por cada carta posible…",
+        "page.unknown.played": (
+            "Todas las cartas jugadas se conocen, así que cada baza vale tal como se anotó; de "
+            "las {count} cartas que nadie colocó depende lo que tenía cada jugador, y con ello "
+            "los renuncios."
+        ),
+        "page.unknown.stands": (
+            "El renuncio de {name} en la baza {trick} ({obligation}) se mantiene sean cuales "
+            "sean las cartas desconocidas (en los {total} casos)."
+        ),
+        "page.unknown.depends": (
+            "El renuncio de {name} en la baza {trick} ({obligation}) depende de las cartas "
+            "desconocidas: solo se mantiene {condition} ({cases} de {total} casos)."
+        ),
+        "page.unknown.would_be": (
+            "La jugada de {name} en la baza {trick} sería un renuncio ({obligation}) "
+            "{condition} ({cases} de {total} casos)."
+        ),
+        "page.unknown.depends_count": (
+            "El renuncio de {name} en la baza {trick} ({obligation}) se mantiene en {cases} de "
+            "las {total} manos que {name} pudo tener."
+        ),
+        "page.unknown.would_be_count": (
+            "La jugada de {name} en la baza {trick} sería un renuncio ({obligation}) en {cases} "
+            "de las {total} manos que {name} pudo tener."
+        ),
+        "page.unknown.if_card": "si la carta desconocida de {name} es {cards}",
+        "page.unknown.if_held": "si {name} tenía alguna de estas: {cards}",
+        "page.unknown.of_suit": "una carta de {suit}",
+        "page.unknown.or": " o ",
+        "page.unknown.none": (
+            "Ningún renuncio de {name} depende de las cartas desconocidas: las jugadas de {name} "
+            "valen en los {total} casos."
+        ),
+        "page.unknown.unchecked": (
+            "{name} tiene {count} cartas desconocidas ({cases} combinaciones posibles): "
+            "demasiadas para preguntarlas aquí, así que las jugadas de {name} se juzgan con una "
+            "sola manera de completarlas."
+        ),
+        "page.unknown.outcome.stands": (
+            "El resultado se mantiene sean cuales sean las cartas desconocidas."
+        ),
+        "page.unknown.outcome.depends": (
+            "El resultado depende de las cartas desconocidas (véase arriba)."
+        ),
+        "page.unknown.outcome.open": (
+            "No se sabe si el resultado depende de las cartas desconocidas: no se pudo preguntar "
+            "por todos los casos."
+        ),
+        "page.unknown.verdict_note": (
+            "{name} tiene cartas desconocidas: este veredicto es para una manera de completarlas; "
+            "lo que depende de ellas se dice más abajo."
+        ),
+        "page.unknown.tag": "({name} tenía cartas desconocidas: véase qué depende de ellas)",
+        "page.play.unknown_card": "carta desconocida",
     },
 }

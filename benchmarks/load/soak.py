@@ -17,11 +17,21 @@ sets it (shared Redis cache, fixed state key, an API key, multiprocess metrics).
   the rate limiter's business, ``ARBITER_RATE_LIMIT``), the requests of issue 12's
   findings (a 3 MiB chunked body, 111,000 unknown options, gzip on /v1/replays, a 5,000-digit
   number, NaN, a 5 KB request line, a 100 KB header, NUL in a name, a negative Content-Length,
-  150,000 empty deals), each of which must get its problem status.
+  150,000 empty deals), each of which must get its problem status;
+* **batches** (issue 22): ``--batch-attackers`` processes post, one after another, a megabyte
+  of gzip holding a GiB of blank lines to ``/v1/scores/batch`` and read each answer (200 ending
+  with ``Too many lines`` at line 10,001, or a 429 problem when the worker's batches are all
+  taken); one process sends big batches and never reads their answers (each must be reset by
+  the server, ``ARBITER_SEND_TIMEOUT`` after its body is read).
 
 Reported: the ordinary requests' count, rate, p50/p95/p99 and errors (the run exits 1 unless
 errors are 0), and per hostile request the statuses it got and whether they were the expected
 problem. Figures of main and of issue 12's branch: benchmarks/load/README.md.
+
+``--compare N``: instead, N interleaved rounds (``benchmarks/harness.py``) of ``--duration``
+seconds of the ordinary traffic alone ("quiet") and with ``--batch-attackers`` blank-line
+batches running ("batches"), against one server; the per-round ratios of the replays' p99 (and
+of the whole mix's p99 and p50), their median and spread.
 """
 
 from __future__ import annotations
@@ -47,8 +57,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from arbiter.simulate import random_log  # noqa: E402
+from benchmarks import harness  # noqa: E402
 from benchmarks.load.loadtest import (  # noqa: E402
     API_KEY,
+    ARCHIVE_REPLAY,
+    TABLE_REPLAY,
     Clients,
     _get,
     _metric_sum,
@@ -57,7 +70,7 @@ from benchmarks.load.loadtest import (  # noqa: E402
     percentiles,
 )
 from devtools import gunicorn_support  # noqa: E402
-from devtools.gunicorn_support import HOST  # noqa: E402
+from devtools.gunicorn_support import HOST, dechunked  # noqa: E402
 from devtools.redis_server import running  # noqa: E402
 
 SLOW_HEADS, SHORT_BODIES = 30, 10
@@ -200,6 +213,101 @@ def slow_main(port: int, end_at: float, results: Any) -> None:
     results.put({"kind": "slow", "opened": dict(opened), "dropped": dict(dropped)})
 
 
+# --- hostile batches (issue 22) --------------------------------------------------------------
+
+BATCH_LINES_LIMIT = 10_000  # ARBITER_BATCH_MAX_LINES's default
+BLANK_BATCH, SILENT_BATCH = "blank-line gzip batch", "batch never read"
+
+
+def blank_bomb() -> bytes:
+    """About a megabyte of gzip holding a GiB of blank lines (one 8 MiB member, repeated)."""
+    import gzip
+
+    return gzip.compress(b"\n" * (8 * 1024 * 1024), compresslevel=9) * 128
+
+
+def _batch_head(length: int, *fields: str) -> bytes:
+    return _head(
+        "POST /v1/scores/batch HTTP/1.1",
+        "Content-Type: application/x-ndjson",
+        f"Content-Length: {length}",
+        *fields,
+    )
+
+
+def _until_closed(sock: socket.socket) -> bytes:
+    data = b""
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := sock.recv(65536):
+            data += chunk
+    return data
+
+
+def blank_outcome(data: bytes) -> str:
+    """What a blank-line batch got: its label, ``ok ...`` when it is one of the two expected."""
+    head, _, rest = data.partition(b"\r\n\r\n")
+    fields = head.decode("latin-1").split()
+    status = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
+    if status == 429 and b"application/problem+json" in head:
+        return "ok 429 problem"
+    body, complete = dechunked(rest) if status == 200 else (b"", False)
+    if complete and body:
+        last = orjson.loads(body.splitlines()[-1])
+        if last["source"] == BATCH_LINES_LIMIT + 1 and last["error"]["title"] == "Too many lines":
+            return "ok 200 Too many lines"
+    return f"UNEXPECTED {status}"
+
+
+def blank_batches_main(port: int, end_at: float, results: Any, rate: float = 0.0) -> None:
+    """One client posting the blank-line bomb, reading each answer: one after another, or
+    ``rate`` a second (0: as fast as they are answered)."""
+    bomb = blank_bomb()
+    request = _batch_head(len(bomb), "Content-Encoding: gzip") + bomb
+    got: Counter[str] = Counter()
+    due = time.time()
+    while time.time() < end_at:
+        if rate > 0:
+            time.sleep(max(0.0, due - time.time()))
+            due += 1.0 / rate
+        try:
+            with socket.create_connection((HOST, port), timeout=30) as sock:
+                sock.sendall(request)
+                got[blank_outcome(_until_closed(sock))] += 1
+        except OSError as err:
+            got[f"UNEXPECTED {type(err).__name__}"] += 1
+    results.put({"kind": "bad", "got": {BLANK_BATCH: dict(got)}})
+
+
+def silent_batches_main(port: int, end_at: float, results: Any) -> None:
+    """Clients, one at a time, that send a batch of some 7 MB of answer and never read it: the
+    server must reset each (seen as ECONNRESET in SO_ERROR, nothing read)."""
+    import random
+
+    lines = [orjson.dumps(random_log("tute-2p", random.Random(900 + i))) for i in range(200)]
+    body = b"".join(line + b"\n" for line in lines) * 30
+    request = _batch_head(len(body)) + body
+    got: Counter[str] = Counter()
+    while time.time() + 15 < end_at:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.settimeout(30)
+        try:
+            sock.connect((HOST, port))
+            with contextlib.suppress(OSError):  # a reset while sending: what is awaited
+                sock.sendall(request)
+            waited = time.time() + 30
+            reset = False
+            while not reset and time.time() < waited:
+                reset = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0
+                time.sleep(0.2)
+            got["ok reset" if reset else "UNEXPECTED not reset in 30 s"] += 1
+        except OSError as err:
+            got[f"UNEXPECTED {type(err).__name__}"] += 1
+        finally:
+            sock.close()
+    results.put({"kind": "bad", "got": {SILENT_BATCH: dict(got)}})
+
+
 # --- the run ------------------------------------------------------------------------------------
 
 
@@ -220,13 +328,17 @@ def start_server(redis_url: str, workdir: Path) -> gunicorn_support.Gunicorn:
     )
 
 
+def worker_class(server: gunicorn_support.Gunicorn) -> str:
+    """The worker class gunicorn says it uses (its line is a JSON object's message)."""
+    return server.output().split("Using worker: ", 1)[-1].split()[0].rstrip('"}')
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     workloads = make_workloads(args.clients, args.archives, args.games, args.seed)
     report: dict[str, Any] = {"machine": machine(), "params": vars(args)}
     with tempfile.TemporaryDirectory(prefix="arbiter-soak-") as tmp, running() as redis:
         server = start_server(redis.url, Path(tmp))
-        output = server.output()
-        report["worker"] = output.split("Using worker: ", 1)[-1].split()[0]
+        report["worker"] = worker_class(server)
         clients = Clients.start(1.0, args.warmup, args.duration)
         processes = clients.processes
         try:
@@ -237,6 +349,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     clients.spawn(
                         bad_main, index, server.port, args.rate, clients.end_at, clients.queue
                     )
+                for _ in range(args.batch_attackers):
+                    clients.spawn(blank_batches_main, server.port, clients.end_at, clients.queue,
+                                  args.batch_rate)  # fmt: skip
+                clients.spawn(silent_batches_main, server.port, clients.end_at, clients.queue)
             reports = clients.reports(clients.end_at + 60)
             status, data = _get(server.port, "/metrics")
             events = (
@@ -249,38 +365,131 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 if process.is_alive():
                     process.terminate()
             report["gunicorn_exit"] = gunicorn_support.stop(server)
+    report["ordinary"] = ordinary(reports, args.clients, args.duration)
+    report["slow"] = (
+        next((r for r in reports if r.get("kind") == "slow"), None) if args.hostile else None
+    )
+    report["bad"] = bad_answers(reports)
+    return report
+
+
+def ordinary(
+    reports: list[Any], expected: int, duration: float, kinds: tuple[int, ...] | None = None
+) -> dict[str, Any]:
+    """The ordinary clients' figures (``kinds``: of those requests only; by index of KINDS)."""
     latencies: list[float] = []
     errors: Counter[str] = Counter()
     samples: list[str] = []
     for r in reports:
         if "latencies" in r:
-            for raw in r["latencies"]:
-                values = array("d")
-                values.frombytes(raw)
-                latencies.extend(values)
+            for kind, raw in enumerate(r["latencies"]):
+                if kinds is None or kind in kinds:
+                    values = array("d")
+                    values.frombytes(raw)
+                    latencies.extend(values)
             errors.update(r["errors"])
             samples.extend(r["error_samples"])
     latencies.sort()
     clients = sum(1 for r in reports if "latencies" in r)
-    report["ordinary"] = {
+    return {
         "requests": len(latencies),
-        "rps": len(latencies) / args.duration,
+        "rps": len(latencies) / duration,
         **percentiles(latencies),
         "max_ms": latencies[-1] * 1000 if latencies else float("nan"),
-        "errors": sum(errors.values()) + (args.clients - clients),
+        "errors": sum(errors.values()) + (expected - clients),
         "errors_by_kind": dict(errors),
         "error_samples": samples[:5],
     }
-    report["slow"] = (
-        next((r for r in reports if r.get("kind") == "slow"), None) if args.hostile else None
-    )
+
+
+def bad_answers(reports: list[Any]) -> dict[str, dict[str, int]]:
     bad: dict[str, Counter[str]] = {}
     for r in reports:
         if r.get("kind") == "bad":
             for name, got in r["got"].items():
                 bad.setdefault(name, Counter()).update(got)
-    report["bad"] = {name: dict(got) for name, got in bad.items()}
+    return {name: dict(got) for name, got in bad.items()}
+
+
+# --- quiet against attacked rounds ----------------------------------------------------------------
+
+REPLAYS = (TABLE_REPLAY, ARCHIVE_REPLAY)
+
+
+def compare(args: argparse.Namespace) -> dict[str, Any]:
+    """``--compare`` rounds of the ordinary traffic alone and with blank-line batches running,
+    interleaved (harness.interleave) against one server; each round's own workload (its seed
+    is the round's), so that no round replays logs an earlier one left in the cache."""
+    report: dict[str, Any] = {"machine": machine(), "params": vars(args)}
+    with tempfile.TemporaryDirectory(prefix="arbiter-soak-") as tmp, running() as redis:
+        server = start_server(redis.url, Path(tmp))
+        report["worker"] = worker_class(server)
+        seeds = iter(range(args.seed, args.seed + 1_000_000))
+
+        def side(batches: int) -> Any:
+            def one_round() -> dict[str, Any]:
+                seed = next(seeds)
+                workloads = make_workloads(args.clients, args.archives, args.games, seed)
+                clients = Clients.start(1.0, args.warmup, args.duration)
+                try:
+                    clients.table_clients(workloads, server.port, seed)
+                    for _ in range(batches):
+                        clients.spawn(blank_batches_main, server.port, clients.end_at,
+                                      clients.queue, args.batch_rate)  # fmt: skip
+                    reports = clients.reports(clients.end_at + 60)
+                finally:
+                    for process in clients.processes:
+                        process.join(timeout=5)
+                        if process.is_alive():
+                            process.terminate()
+                return {
+                    "all": ordinary(reports, args.clients, args.duration),
+                    "replays": ordinary(reports, args.clients, args.duration, REPLAYS),
+                    "batches": bad_answers(reports).get(BLANK_BATCH, {}),
+                }
+
+            return one_round
+
+        try:
+            sides = {"quiet": side(0), "batches": side(args.batch_attackers)}
+            rounds = harness.interleave(sides, args.compare, warmup=0)
+        finally:
+            report["gunicorn_exit"] = gunicorn_support.stop(server)
+    report["rounds"] = {name: rounds.measurements[name] for name in rounds.names}
+    for label, part, figure in (
+        ("replays_p99", "replays", "p99_ms"),
+        ("all_p99", "all", "p99_ms"),
+        ("all_p50", "all", "p50_ms"),
+    ):
+        ratio = rounds.ratio("batches", "quiet", lambda m, p=part, f=figure: m[p][f])
+        report[label] = {
+            "ratio": ratio.to_dict(),
+            "quiet": rounds.spread("quiet", lambda m, p=part, f=figure: m[p][f]).to_dict(),
+            "batches": rounds.spread("batches", lambda m, p=part, f=figure: m[p][f]).to_dict(),
+        }
     return report
+
+
+def print_comparison(report: dict[str, Any], args: argparse.Namespace) -> None:
+    info = report["machine"]
+    print()
+    print(f"{info['date']}  nproc={info['nproc']}  python {info['python']}  "
+          f"gunicorn {info['gunicorn']}  worker {report['worker']}")  # fmt: skip
+    pace = f"{args.batch_rate:g}/s each" if args.batch_rate > 0 else "one after another"
+    print(f"{args.compare} rounds of {args.warmup:g}+{args.duration:g} s, quiet and with "
+          f"{args.batch_attackers} blank-line batch clients ({pace}), interleaved; "
+          f"{args.clients} ordinary clients (loadtest.py's mix)")  # fmt: skip
+    for label in ("replays_p99", "all_p99", "all_p50"):
+        figures = report[label]
+        quiet, attacked = (harness.Spread.from_dict(figures[k]) for k in ("quiet", "batches"))
+        ratio = harness.Spread.from_dict(figures["ratio"])
+        print(f"{label:<12} quiet {quiet} ms  batches {attacked} ms  ratio {ratio}")
+    for name in ("quiet", "batches"):
+        for n, m in enumerate(report["rounds"][name]):
+            print(f"  {name:<8} round {n}: replays p99 {m['replays']['p99_ms']:.2f} ms "
+                  f"({m['replays']['requests']} replays), all p99 {m['all']['p99_ms']:.2f} ms, "
+                  f"errors {m['all']['errors']}, batches {m['batches']}")  # fmt: skip
+    print(f"gunicorn exit {report['gunicorn_exit']}")
 
 
 def print_report(report: dict[str, Any], args: argparse.Namespace) -> None:
@@ -314,6 +523,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=4, help="ordinary client processes")
     parser.add_argument("--attackers", type=int, default=2, help="processes of bad requests")
     parser.add_argument("--rate", type=float, default=10.0, help="bad requests/s per attacker")
+    parser.add_argument("--batch-attackers", type=int, default=2,
+                        help="processes posting blank-line gzip batches")  # fmt: skip
+    parser.add_argument("--batch-rate", type=float, default=0.0,
+                        help="blank-line batches/s per process (0: one after another)")  # fmt: skip
+    parser.add_argument("--compare", type=int, default=0, metavar="ROUNDS",
+                        help="quiet against batch-attacked rounds, interleaved")  # fmt: skip
     parser.add_argument("--no-hostile", dest="hostile", action="store_false",
                         help="ordinary traffic only (the baseline)")  # fmt: skip
     parser.add_argument("--archives", type=int, default=1500, help="archived logs per client")
@@ -321,6 +536,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
+    if args.compare:
+        report = compare(args)
+        print_comparison(report, args)
+        if args.json is not None:
+            report["params"] = {k: str(v) for k, v in vars(args).items()}
+            args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")
+        unexpected = sum(
+            n
+            for rounds in report["rounds"].values()
+            for m in rounds
+            for k, n in m["batches"].items()
+            if k.startswith("UNEXPECTED")
+        )
+        errors = sum(m["all"]["errors"] for rounds in report["rounds"].values() for m in rounds)
+        return 1 if errors or unexpected or report["gunicorn_exit"] else 0
     report = run(args)
     print_report(report, args)
     if args.json is not None:

@@ -15,7 +15,7 @@ import pytest
 
 from tests.api_support import assert_problem
 from tests.gunicorn_support import Gunicorn, request
-from tests.hostile.conftest import exchange, request_head
+from tests.hostile.conftest import exchange, request_head, wait_until
 
 # Hostile clients against a live gunicorn (or the real command): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
@@ -85,3 +85,36 @@ def test_a_fit_request_id_is_echoed(server: Gunicorn) -> None:
     answer = exchange(server.port, request_head("GET", "/healthz", server.port,
                                                 X_Request_ID=request_id))  # fmt: skip
     assert answer.headers["x-request-id"] == request_id
+
+
+# --- issue 22, findings 12 and 13 ---------------------------------------------------------------
+
+
+def test_an_unknown_transfer_coding_is_the_clients_error(server: Gunicorn) -> None:
+    """``Transfer-Encoding: xchunked`` with a Content-Length: a 501 that says what is wrong with
+    the request, logged as a WARNING of one line — no traceback a client could fill the log
+    with (it went through the branch of server faults: "The server failed to handle the
+    request", and a traceback at ERROR)."""
+    logged = len(server.output())
+    head = _head(POST, b"Transfer-Encoding: xchunked", b"Content-Length: 2") + b"{}"
+    answer = exchange(server.port, head)
+    problem = assert_problem(answer, 501)
+    assert "Transfer-Encoding" in problem["detail"]
+    assert "failed" not in problem["detail"]
+    assert answer.closed
+    assert wait_until(lambda: "refused a request" in server.output()[logged:], 5)
+    log = server.output()[logged:]
+    assert "501" in log and "xchunked" in log
+    assert "Traceback" not in log and '"level":"error"' not in log
+
+
+def test_an_oversized_chunk_size_is_a_400_at_once(server: Gunicorn) -> None:
+    """A chunk of 2^80 bytes announced: refused when its size line is read (it waited for the
+    whole body deadline, ARBITER_BODY_TIMEOUT, 10 s). The answer must come well before."""
+    for path in ("/v1/replays", "/v1/scores/batch"):
+        media = "application/json" if path == "/v1/replays" else "application/x-ndjson"
+        head = _head(f"POST {path} HTTP/1.1", f"Content-Type: {media}".encode(),
+                     b"Transfer-Encoding: chunked")  # fmt: skip
+        answer = exchange(server.port, head + b"FFFFFFFFFFFFFFFFFFFF\r\n{}", timeout=3.0)
+        assert "chunk" in assert_problem(answer, 400)["detail"], path
+        assert answer.closed

@@ -184,3 +184,55 @@ def test_slow_clients_do_not_starve_the_service(server: Gunicorn, log: dict[str,
     timeouts = [a for a in attack.answers if a.startswith(b"HTTP/1.1 408")]
     assert len(timeouts) >= SHORT_BODIES, attack.answers[:3]
     assert all(b"application/problem+json" in a for a in timeouts)
+
+
+# --- issue 22, finding 13: a batch trickled in -------------------------------------------------
+
+
+def _dechunked(data: bytes) -> bytes:
+    """The body of a chunked answer (what arrived of it)."""
+    out, rest = b"", data
+    while rest:
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out, rest = out + rest[:size], rest[size + 2 :]
+    return out
+
+
+def test_a_trickled_batch_gets_its_finished_lines_answered() -> None:
+    """Three games (a few KB, well below the 64 KiB the body was read by) sent, then nothing
+    more of the announced body: the three are answered, then the line that says the body
+    stopped (408). Before, the server waited for 64 KiB that never came, and answered only
+    the 408 line."""
+    import json
+    import random
+
+    from arbiter.service import Referee
+    from arbiter.simulate import random_log
+    from tests.hostile.conftest import served
+
+    games = [random_log("tute-2p", random.Random(300 + i)) for i in range(3)]
+    lines = b"".join(json.dumps(g).encode() + b"\n" for g in games)
+    with (
+        served(ARBITER_BODY_TIMEOUT="2") as server,
+        socket.create_connection((HOST, server.port), timeout=10) as sock,
+    ):
+        head = request_head(
+            "POST", "/v1/scores/batch", server.port,
+            Content_Type="application/x-ndjson", Content_Length=str(len(lines) + 1000),
+        )  # fmt: skip
+        sock.sendall(head + lines)  # and 1000 bytes that never come
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), head
+    answers = [json.loads(line) for line in _dechunked(body).splitlines()]
+    assert [a["id"] for a in answers[:3]] == [1, 2, 3]
+    for answer, game in zip(answers, games, strict=False):
+        assert "error" not in answer and answer["status"] == "complete", answer
+        assert answer["deals"] == Referee().score(game).scores_dict()["deals"]
+    assert len(answers) == 4
+    assert answers[3]["id"] is None and answers[3]["error"]["status"] == 408

@@ -1,7 +1,10 @@
 // Cards drawn as SVG from the page's own symbols (templates/web/cards.svg): the suit in the
 // corners and as pips (1-7), a figure for sota/caballo/rey (J/Q/K in French notation).
-// A card is an ordinary <span class="card" data-card="4C"> holding an <svg>; its name in words
-// (from the server's catalogue) is its accessible label and tooltip.
+// A card is an ordinary <span class="card" data-card="4C" role="img"> holding an <svg>, or a
+// <button> with the same face when it can be tapped; its name in words (from the server's
+// catalogue, arbiter.i18n) is its accessible name and tooltip.
+
+import { DATA, currentLang } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 60;
@@ -74,23 +77,123 @@ export function cardSvg(code, face, notation) {
 }
 
 /**
- * A card element. `deck` is the page data of the log's notation; `lang` names the card.
- * Unknown codes (a log may hold anything) are drawn as a blank card with the code as text.
+ * The cards of one notation as the server describes them (DATA.cards): their codes, faces and
+ * names in words. Nothing about the game (strength, points) is known here.
  */
-export function cardElement(code, deck, lang, notation) {
-  const span = document.createElement("span");
-  span.className = "card";
-  span.dataset.card = code;
-  span.setAttribute("role", "img");
-  const face = deck.faces[code];
-  const name = deck.names[lang][code] || code;
-  span.setAttribute("aria-label", name);
-  span.title = name;
-  if (face) {
-    span.append(cardSvg(code, face, notation));
-  } else {
-    span.classList.add("unknown");
-    span.textContent = code;
+export class Deck {
+  constructor(notation) {
+    this.notation = notation === "french" ? "french" : "spanish";
+    this.data = DATA.cards[this.notation];
   }
+
+  /** The code written back for any accepted input (lower case, French symbols...). */
+  canon(code) {
+    const { inputs } = this.data;
+    return inputs[code] ?? inputs[String(code).toUpperCase()] ?? String(code);
+  }
+
+  /** The code of card number `n` (0-39, the engine's numbering). */
+  code(n) {
+    return this.data.codes[n];
+  }
+
+  /** «la sota de oros»: the card in a sentence. */
+  name(code) {
+    return this.data.names[currentLang()][code] ?? String(code);
+  }
+
+  /** «sota de oros»: the card shown alone (its accessible name). */
+  label(code) {
+    return this.data.labels[currentLang()][code] ?? String(code);
+  }
+
+  /** The suit letter of a card (O, C, E, B or D, H, S, C), or null for an unknown code. */
+  suitOf(code) {
+    const face = this.data.faces[code];
+    return face ? this.data.suits[face[1]] : null;
+  }
+
+  /** The code of the card of `rank` (1-12) in the suit `letter`. */
+  codeOf(rank, letter) {
+    const suit = this.data.suits.indexOf(String(letter).toUpperCase());
+    return Object.keys(this.data.faces).find((code) => {
+      const [r, s] = this.data.faces[code];
+      return r === rank && s === suit;
+    });
+  }
+
+  suitName(letter) {
+    const index = this.data.suits.indexOf(String(letter).toUpperCase());
+    return this.data.suit_names[currentLang()][index] ?? String(letter);
+  }
+
+  suits() {
+    return this.data.suits;
+  }
+}
+
+function dress(node, code, deck) {
+  node.classList.add("card");
+  node.dataset.card = code;
+  const face = deck.data.faces[code];
+  const label = deck.label(code);
+  node.title = label;
+  if (face) {
+    node.append(cardSvg(code, face, deck.notation));
+  } else {
+    node.classList.add("unknown");
+    node.append(document.createTextNode(code));
+  }
+  return label;
+}
+
+/**
+ * A card element (an image named by its words). Unknown codes (a log may hold anything) are
+ * drawn as a blank card with the code as text.
+ */
+export function cardElement(code, deck) {
+  const span = document.createElement("span");
+  span.setAttribute("role", "img");
+  span.setAttribute("aria-label", dress(span, code, deck));
   return span;
+}
+
+/** A card that can be tapped: a <button> named by the card's words (and `extra`, if any). The
+ *  name is the button's own (visually hidden) text, so that the face's corner index is no
+ *  other label for it. */
+export function cardButton(code, deck, onClick, extra = "") {
+  const node = document.createElement("button");
+  node.type = "button";
+  const label = dress(node, code, deck);
+  node.append(hiddenText(extra ? `${label} — ${extra}` : label));
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+function hiddenText(text) {
+  const span = document.createElement("span");
+  span.className = "sr-only";
+  span.textContent = text;
+  return span;
+}
+
+/** A card face down: one the table does not know («?»), tappable when `onClick` is given. */
+export function unknownCard(label, onClick = null) {
+  const node = document.createElement(onClick ? "button" : "span");
+  node.className = "card hidden-card";
+  node.dataset.card = "?";
+  node.title = label;
+  const mark = document.createElement("span");
+  mark.setAttribute("aria-hidden", "true");
+  mark.textContent = "?";
+  node.append(mark);
+  if (onClick) {
+    node.type = "button";
+    node.append(hiddenText(label));
+    node.addEventListener("click", onClick);
+  } else {
+    node.setAttribute("role", "img");
+    node.setAttribute("aria-label", label);
+  }
+  return node;
 }

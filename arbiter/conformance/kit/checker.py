@@ -1,0 +1,159 @@
+"""``arbiter conformance check``: put every vector to an engine and grade its answers.
+
+:func:`check` runs a list of vectors through an :class:`~arbiter.conformance.kit.engines.Engine`
+(grading each answer with :func:`~arbiter.conformance.kit.grading.judge`), and stops asking one
+that has failed to answer :data:`GIVE_UP_AFTER` times in a row (the rest count as failed, so a
+broken engine costs at most that many timeouts). :class:`Run` sums the results per rule and per
+ruleset.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any, Final
+
+from arbiter.conformance.kit.engines import Engine, Reply, Trouble
+from arbiter.conformance.kit.grading import Grade, Part, Result, judge
+from arbiter.conformance.kit.positions import position_of
+from arbiter.conformance.kit.protocol import PROTOCOL_VERSION, Ask, Vector
+
+#: Failures to answer in a row after which the engine is not asked again.
+GIVE_UP_AFTER: Final = 3
+
+
+# --- running --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """The results of one check."""
+
+    engine: str
+    results: list[Result] = field(default_factory=list)
+    elapsed: float = 0.0
+    #: how many times the engine was started again (or reconnected) after a trouble
+    restarts: int = 0
+    protocol: int = PROTOCOL_VERSION
+
+    @property
+    def asked(self) -> int:
+        return sum(1 for r in self.results if r.trouble is not Trouble.GAVE_UP)
+
+    @property
+    def speed(self) -> float:
+        """Vectors answered per second."""
+        return self.asked / self.elapsed if self.elapsed > 0 else 0.0
+
+    def count(self, grade: Grade) -> int:
+        return sum(1 for r in self.results if r.grade is grade)
+
+    @property
+    def failed(self) -> bool:
+        return self.count(Grade.FAIL) > 0
+
+    def by_cell(self) -> dict[tuple[str, str], Counter[Grade]]:
+        """(rule, ruleset) → how many vectors of each grade."""
+        cells: dict[tuple[str, str], Counter[Grade]] = {}
+        for r in self.results:
+            cells.setdefault((r.vector.rule, r.vector.ruleset), Counter())[r.grade] += 1
+        return cells
+
+    def by_ruleset(self) -> dict[str, Counter[Grade]]:
+        out: dict[str, Counter[Grade]] = {}
+        for r in self.results:
+            out.setdefault(r.vector.ruleset, Counter())[r.grade] += 1
+        return out
+
+    def troubles(self) -> Counter[Trouble]:
+        return Counter(r.trouble for r in self.results if r.trouble is not None)
+
+    def by_part(self) -> dict[Part, Counter[Grade]]:
+        """Each part of the answers (plays, declarations, verdict kind...) → its grades."""
+        out: dict[Part, Counter[Grade]] = {}
+        for r in self.results:
+            for part, grade in r.parts.items():
+                out.setdefault(part, Counter())[grade] += 1
+        return {part: out[part] for part in Part if part in out}
+
+    def failures(self) -> list[Result]:
+        return [r for r in self.results if r.grade is Grade.FAIL]
+
+    def smallest_failures(self) -> list[tuple[Result, list[str]]]:
+        """Per failing rule, its smallest failing vector (fewest events) and the rulesets in
+        which the rule failed, in the order the rules were first met."""
+        worst: dict[str, Result] = {}
+        where: dict[str, list[str]] = {}
+        for r in self.results:
+            if r.grade is not Grade.FAIL:
+                continue
+            rule = r.vector.rule
+            if r.vector.ruleset not in where.setdefault(rule, []):
+                where[rule].append(r.vector.ruleset)
+            best = worst.get(rule)
+            if best is None or (r.vector.events, r.trouble is not None) < (
+                best.vector.events,
+                best.trouble is not None,
+            ):
+                worst[rule] = r
+        return [(worst[rule], where[rule]) for rule in worst]
+
+
+def _matches(rule: str, patterns: Sequence[str]) -> bool:
+    return rule in patterns or any(fnmatchcase(rule, p) for p in patterns)
+
+
+def select(
+    vectors: Iterable[Vector],
+    rules: Sequence[str] | None = None,
+    *,
+    exclude: Sequence[str] | None = None,
+    asks: Sequence[Ask] | None = None,
+) -> list[Vector]:
+    """The vectors whose rule is one of ``rules`` or matches one as a shell pattern
+    (``obligation:*``), none of ``exclude``, asked one of ``asks``."""
+    return [
+        v
+        for v in vectors
+        if (not rules or _matches(v.rule, rules))
+        and not (exclude and _matches(v.rule, exclude))
+        and (not asks or v.ask in asks)
+    ]
+
+
+def question_of(vector: Vector, protocol: int = PROTOCOL_VERSION) -> dict[str, Any]:
+    """The question put to the engine about ``vector``: protocol 2 carries the position the
+    referee's engine sees at the end of its log."""
+    position = position_of(vector.log) if protocol >= 2 else None
+    return vector.question(protocol, position)
+
+
+def check(
+    vectors: Sequence[Vector],
+    engine: Engine,
+    progress: Callable[[Result], None] | None = None,
+    protocol: int = PROTOCOL_VERSION,
+) -> Run:
+    """Ask ``engine`` every vector, in order, and close it (on every way out)."""
+    run = Run(engine.name, protocol=protocol)
+    failures_in_a_row = 0
+    start = time.perf_counter()
+    try:
+        for vector in vectors:
+            if failures_in_a_row >= GIVE_UP_AFTER:
+                reply = Reply(trouble=Trouble.GAVE_UP, detail=f"{GIVE_UP_AFTER} in a row")
+            else:
+                reply = engine.ask(question_of(vector, protocol))
+                failures_in_a_row = failures_in_a_row + 1 if reply.answer is None else 0
+            result = judge(vector, reply)
+            run.results.append(result)
+            if progress is not None:
+                progress(result)
+    finally:
+        engine.close()
+        run.elapsed = time.perf_counter() - start
+        run.restarts = engine.restarts
+    return run

@@ -1,0 +1,106 @@
+"""Card codes as the vectors write them, read and written by the engine's one table of cards
+(:mod:`arbiter.engine.cards`), and logs turned into French notation.
+
+The search builds its logs in Spanish codes (``12C``: rank number, suit letter);
+``french-notation`` vectors are those logs rewritten with French codes (``KH``, or ``K♥`` with
+the suit's symbol), whose answers the referee then gives afresh. Nothing here lists a suit, a
+rank or a card: every code comes from the engine.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from typing import Any, Final
+
+from arbiter.engine.cards import (
+    Suit,
+    card_rank,
+    card_suit,
+    code_table,
+    display_order,
+    format_card,
+    format_suit,
+    make_card,
+    pack_mask,
+    parse_card,
+    parse_suit,
+)
+from arbiter.engine.rulesets import RULESETS
+
+
+def suit_of(code: str) -> str:
+    """The suit letter of a Spanish card code."""
+    return format_suit(card_suit(parse_card(code)))
+
+
+def rank_of(code: str) -> int:
+    return card_rank(parse_card(code))
+
+
+def card(rank: int, suit: str) -> str:
+    """The Spanish code of the card of ``rank`` in the suit of letter ``suit``."""
+    return format_card(make_card(rank, parse_suit(suit)))
+
+
+@cache
+def pack(ruleset: str, players: int) -> tuple[str, ...]:
+    """Every card code of the table's pack, by suit then rank."""
+    cards = display_order(pack_mask(RULESETS[ruleset].removed_rank[players]))
+    return tuple(format_card(c) for c in cards)
+
+
+def _suit_symbols() -> tuple[str, ...]:
+    """The French suit symbols by suit, as the engine's French code table reads them: the code
+    of a card that is not its canonical one ends with its suit's symbol."""
+    table = code_table("french")
+    symbols = []
+    for suit in Suit:
+        ace = make_card(1, suit)
+        canonical = format_card(ace, "french")
+        symbols.append(next(c[-1] for c, found in table.items() if found == ace and c != canonical))
+    return tuple(symbols)
+
+
+SUIT_SYMBOLS: Final = _suit_symbols()
+
+
+def french(code: str, symbols: bool = False) -> str:
+    """A Spanish card code in French notation (with the suit's symbol if ``symbols``)."""
+    found = parse_card(code)
+    text = format_card(found, "french")
+    return text[:-1] + SUIT_SYMBOLS[card_suit(found)] if symbols else text
+
+
+def french_suit(letter: str, symbols: bool = False) -> str:
+    suit = parse_suit(letter)
+    return SUIT_SYMBOLS[suit] if symbols else format_suit(suit, "french")
+
+
+def _event(event: dict[str, Any], symbols: bool) -> dict[str, Any]:
+    out = dict(event)
+    if isinstance(out.get("card"), str):
+        out["card"] = french(out["card"], symbols)
+    if isinstance(out.get("suit"), str):
+        out["suit"] = french_suit(out["suit"], symbols)
+    return out
+
+
+def french_log(log: dict[str, Any], symbols: bool = False) -> dict[str, Any]:
+    """The same game written in French notation."""
+    out = copy.deepcopy(log)
+    out["notation"] = "french"
+    for deal in out["deals"]:
+        for key in ("deck", "stock"):
+            if key in deal:
+                deal[key] = [french(c, symbols) for c in deal[key]]
+        if "hands" in deal:
+            deal["hands"] = [[french(c, symbols) for c in hand] for hand in deal["hands"]]
+        if "trump_card" in deal:
+            deal["trump_card"] = french(deal["trump_card"], symbols)
+        deal["events"] = [_event(e, symbols) for e in deal.get("events", [])]
+    return out
+
+
+def french_move(move: dict[str, Any], symbols: bool = False) -> dict[str, Any]:
+    return _event(move, symbols)

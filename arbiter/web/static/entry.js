@@ -1,0 +1,220 @@
+// The cards of a deal as an organiser enters them at the table (the editor's model, no DOM):
+// each seat's hand, the turned or shown card, the stock of tute-2p as far as it is known — or the
+// whole deck in dealing order. A slot holds a card code, or UNKNOWN for a card nobody remembers
+// (or, in the stock, one not seen yet). The pack comes from the server (DATA.packs); which cards
+// may go where is all this checks — the referee checks the deal itself when play begins.
+
+import { Deck } from "./cards.js";
+import { DATA } from "./words.js";
+
+export const UNKNOWN = "?";
+
+/** Where the cards are entered, in the order the picker fills them. */
+function targetsOf(ruleset, players, mode) {
+  const size = ruleset.cards_per_player[String(players)];
+  if (mode === "deck") return [{ id: "deck", kind: "deck", size: packSize(ruleset, players) }];
+  const targets = Array.from({ length: players }, (_, seat) => ({ id: `hand-${seat}`, kind: "hand", seat, size }));
+  if (ruleset.trump_from === "stock") {
+    targets.push({ id: "turned", kind: "turned", size: 1 });
+    targets.push({ id: "stock", kind: "stock", size: packSize(ruleset, players) - size * players - 1 });
+  } else if (ruleset.trump_from === "dealer") {
+    targets.push({ id: "trump", kind: "trump", size: 1 });
+  }
+  return targets;
+}
+
+function packSize(ruleset, players) {
+  return DATA.packs[ruleset.name][String(players)].length;
+}
+
+export class DealEntry {
+  /** `header`: {ruleset (name), players (names), notation}; `mode`: "hands" or "deck". */
+  constructor(header, dealer, mode = "hands") {
+    this.ruleset = DATA.rulesets[header.ruleset];
+    this.players = header.players.length;
+    this.deck = new Deck(header.notation);
+    this.dealer = dealer;
+    this.mode = mode;
+    this.targets = targetsOf(this.ruleset, this.players, mode);
+    this.slots = Object.fromEntries(this.targets.map((target) => [target.id, []]));
+    this.current = this.targets[0].id;
+    /** Stock places drawn by a seat and left unknown on purpose (tute-2p, draws as they happen). */
+    this.unknownDraws = new Set();
+  }
+
+  /** The cards of the ruleset's pack, in display order. */
+  pack() {
+    return DATA.packs[this.ruleset.name][String(this.players)].map((n) => this.deck.code(n));
+  }
+
+  target(id = this.current) {
+    return this.targets.find((target) => target.id === id);
+  }
+
+  isFull(id) {
+    return this.slots[id].length >= this.target(id).size;
+  }
+
+  /** Where a card is already, as {target, index}, or null. In 3p/4p the shown card also
+   *  stays in the dealer's hand, so only the hand is its place. */
+  where(code) {
+    for (const target of this.targets) {
+      if (target.kind === "trump") continue;
+      const index = this.slots[target.id].indexOf(code);
+      if (index >= 0) return { target, index };
+    }
+    return null;
+  }
+
+  /** The known cards still to place (candidates for every unknown slot). */
+  unplaced() {
+    return this.pack().filter((code) => !this.where(code));
+  }
+
+  /** Give `code` to the current target: {ok: true} or {refused: key, fields}. */
+  give(code) {
+    const target = this.target();
+    if (target.kind === "trump") return this.showTrump(code);
+    const found = this.where(code);
+    if (found) return { refused: "entry.refused.twice", fields: { place: found } };
+    if (!this.pack().includes(code)) return { refused: "entry.refused.not_in_pack", fields: {} };
+    if (this.isFull(target.id)) return { refused: "entry.refused.full", fields: { place: { target } } };
+    this.slots[target.id].push(code);
+    this.advance();
+    return { ok: true };
+  }
+
+  /** 3p/4p: the dealer's shown card is one of the dealer's cards. */
+  showTrump(code) {
+    const found = this.where(code);
+    if (!found || found.target.id !== `hand-${this.dealer}`) return { refused: "entry.refused.not_dealers", fields: {} };
+    this.slots.trump = [code];
+    this.advance();
+    return { ok: true };
+  }
+
+  /** A card nobody knows, in the current hand (or the next place of the stock). */
+  giveUnknown() {
+    const target = this.target();
+    if (!this.allowsUnknown(target) || this.isFull(target.id)) return { refused: "entry.refused.full", fields: { place: { target } } };
+    this.slots[target.id].push(UNKNOWN);
+    this.advance();
+    return { ok: true };
+  }
+
+  /** Every place left in the current hand or stock is unknown ("draws entered as they happen"). */
+  restUnknown() {
+    const target = this.target();
+    if (!this.allowsUnknown(target)) return { refused: "entry.refused.full", fields: { place: { target } } };
+    while (!this.isFull(target.id)) this.slots[target.id].push(UNKNOWN);
+    this.advance();
+    return { ok: true };
+  }
+
+  allowsUnknown(target) {
+    return target.kind === "hand" || target.kind === "stock";
+  }
+
+  /** Take a card (or an unknown) out of a place; it becomes the place to fill next. */
+  remove(id, index) {
+    const removed = this.slots[id].splice(index, 1)[0];
+    if (this.slots.trump && this.slots.trump[0] === removed) this.slots.trump = [];
+    this.current = id;
+    return removed;
+  }
+
+  choose(id) {
+    if (this.slots[id]) this.current = id;
+  }
+
+  advance() {
+    if (!this.isFull(this.current)) return;
+    const next = this.targets.find((target) => !this.isFull(target.id));
+    if (next) this.current = next.id;
+  }
+
+  /** What is missing, as words to fill: [{key, fields}]. */
+  missing() {
+    const out = [];
+    for (const target of this.targets) {
+      const left = target.size - this.slots[target.id].length;
+      if (left > 0) out.push({ key: `entry.missing.${target.kind}`, target, count: left });
+    }
+    return out;
+  }
+
+  complete() {
+    return this.missing().length === 0;
+  }
+
+  /** Every unknown slot: {id, index} in a fixed order (hands by seat, then the stock). */
+  unknownSlots() {
+    const out = [];
+    for (const target of this.targets) {
+      this.slots[target.id].forEach((code, index) => {
+        if (code === UNKNOWN) out.push({ id: target.id, index, seat: target.seat ?? null });
+      });
+    }
+    return out;
+  }
+
+  /** The cards that can be in the unknown slots: the pack less every card known. */
+  candidates() {
+    return this.unplaced();
+  }
+
+  /** Name an unknown slot's card (it is known from now on). */
+  name(slot, code) {
+    if (this.slots[slot.id][slot.index] !== UNKNOWN || this.where(code)) return false;
+    this.slots[slot.id][slot.index] = code;
+    return true;
+  }
+
+  /**
+   * The deal as a log's deal (docs/api.md), each unknown slot given the card `fill` names for it
+   * (a Map from "id/index" to a code): the referee needs every card of the pack exactly once.
+   */
+  setup(fill = new Map()) {
+    const card = (id, index) => {
+      const code = this.slots[id][index];
+      return code === UNKNOWN ? fill.get(`${id}/${index}`) : code;
+    };
+    const list = (id) => this.slots[id].map((_, index) => card(id, index));
+    const deal = { dealer: this.dealer };
+    if (this.mode === "deck") {
+      deal.deck = list("deck");
+      return deal;
+    }
+    deal.hands = this.targets.filter((target) => target.kind === "hand").map((target) => list(target.id));
+    if (this.ruleset.trump_from === "stock") deal.stock = [...list("stock"), ...list("turned")];
+    if (this.ruleset.trump_from === "dealer") deal.trump_card = this.slots.trump[0];
+    return deal;
+  }
+
+  /** One way to fill the unknown slots: the candidates in pack order, slot by slot. */
+  representative() {
+    const fill = new Map();
+    const rest = this.candidates();
+    this.unknownSlots().forEach((slot, i) => fill.set(`${slot.id}/${slot.index}`, rest[i]));
+    return fill;
+  }
+
+  /** An entry holding a log's deal (its cards as given: hands with stock or trump card, or deck). */
+  static fromDeal(header, deal, dealer) {
+    const entry = new DealEntry(header, dealer, Array.isArray(deal.deck) ? "deck" : "hands");
+    const canon = (code) => entry.deck.canon(code);
+    if (entry.mode === "deck") entry.slots.deck = deal.deck.map(canon);
+    else {
+      (deal.hands ?? []).forEach((hand, seat) => {
+        if (entry.slots[`hand-${seat}`]) entry.slots[`hand-${seat}`] = hand.map(canon);
+      });
+      if (entry.ruleset.trump_from === "stock" && Array.isArray(deal.stock) && deal.stock.length) {
+        entry.slots.stock = deal.stock.slice(0, -1).map(canon);
+        entry.slots.turned = [canon(deal.stock[deal.stock.length - 1])];
+      }
+      if (entry.ruleset.trump_from === "dealer" && deal.trump_card) entry.slots.trump = [canon(deal.trump_card)];
+    }
+    entry.advance();
+    return entry;
+  }
+}

@@ -1,0 +1,45 @@
+// The referee's verdict on one proposed move (the body of POST /v1/moves/validate), as the pages
+// show it: ok, a renuncio (in red, with its obligation and the cards that were correct) or a
+// refusal with the reason. The mark is never the colour alone: the words say it.
+
+import { el } from "./dom.js";
+import { renuncioParts } from "./ruling.js";
+import { t } from "./words.js";
+
+/** The verdict as a box; `hidden`: cards to show face down (the editor's unknown cards). */
+export function verdictElement(answer, deck, hidden = new Set()) {
+  const kind = answer.verdict;
+  const box = el("div", { class: `verdict verdict-${kind}`, "data-verdict": kind });
+  if (kind === "renuncio") {
+    box.append(...renuncioParts(answer, deck, "verdict-head", hidden));
+  } else if (kind === "illegal") {
+    box.append(el("p", { class: "verdict-head" }, el("strong", { text: t("verdict.refused", { code: answer.code }) })),
+      el("p", { class: "message", text: answer.message }));
+  } else {
+    box.append(el("p", { class: "verdict-head" }, el("strong", { text: t("verdict.ok") }), " ",
+      el("span", { class: "message", text: answer.message })));
+  }
+  return box;
+}
+
+/** What to say when the service could not judge (a problem answer, or no connection). */
+export function verdictError(error) {
+  return el("div", { class: "verdict verdict-error", "data-verdict": "error", role: "alert" },
+    el("p", { text: problemLines(error).join(" — ") }));
+}
+
+/**
+ * A problem as lines for people: its status and title, then one line per problem (each error
+ * of the list once, or the detail when there is no list) — never the same message twice.
+ */
+export function problemLines(error) {
+  if (!error || error.status === undefined) return [String(error && error.message)];
+  if (error.status === 0) return [t("error.network", { detail: error.message })];
+  const body = error.body;
+  const lines = [body && body.title ? `${error.status} ${body.title}` : String(error.status)];
+  if (body && Array.isArray(body.errors) && body.errors.length) {
+    lines.push(...body.errors.map((e) => `${e.pointer || "/"}: ${e.message}`));
+  } else if (body && body.detail) lines.push(body.detail);
+  if (body && body.request_id) lines.push(`request id: ${body.request_id}`);
+  return lines;
+}

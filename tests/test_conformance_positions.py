@@ -1,0 +1,147 @@
+"""The ``position`` of protocol 2: the engine's position view — the same step the page and
+``POST /v1/replays {"steps": true}`` show — with its header, renuncios and standing; its JSON
+schema in the OpenAPI components and in docs/conformance.md; and the shipped adapter's engine,
+set to a position read back from its JSON alone, judging every move as the referee does."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+
+from arbiter.api.schemas import ConformancePositionSchema
+from arbiter.conformance import Judge, position_of_log
+from arbiter.conformance.kit.dealing import choose, deal_of, setting_of
+from arbiter.conformance.kit.positions import position_json, position_of
+from arbiter.conformance.kit.referee_answers import verdict_answer
+from arbiter.conformance.kit.sampling import candidates, legal_answer
+from arbiter.engine.errors import ArbiterError
+from arbiter.engine.log import parse_deal
+from arbiter.engine.position import Position
+from arbiter.engine.rulesets import RULESETS
+from arbiter.service import LIBRARY
+from tests.api_support import ROOT
+
+#: What the question's position adds to the step of the deal.
+ADDED = {"ruleset", "options", "players", "notation", "deal", "dealer", "mano"}
+ADDED |= {"renuncios", "match"}
+
+
+def positions(games: int, seed: int) -> Iterator[tuple[dict[str, Any], Position]]:
+    """Every position of random games of every ruleset (random options, renuncios now and
+    then, matches of a few deals), with the log that leads to it."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        setting = setting_of(tuple(RULESETS), True, rng)
+        header = setting.header()
+        deals: list[dict[str, Any]] = []
+        position: Position | None = None
+        dealer = setting.players - 1
+        for _ in range(rng.choice((1, 2))):
+            raw = {**deal_of(setting, dealer, rng), "events": []}
+            setup, _ = parse_deal(header, raw, dealer)
+            position = Position.first(header, setup) if position is None else (
+                position.begin_deal(setup)
+            )  # fmt: skip
+            deals.append(raw)
+            while True:
+                yield setting.log([{**d, "events": list(d["events"])} for d in deals]), position
+                if position.deal.over:
+                    break
+                move = choose(position, rng, 0.1, 0.5)
+                position.apply(move)
+                raw["events"].append(move.to_json("spanish"))
+            if position.standing.over:
+                break
+            dealer = (dealer + 1) % setting.players
+
+
+def test_the_position_is_the_step_the_referee_shows() -> None:
+    for log, position in positions(12, 1):
+        found = position_of(log)
+        assert found == position_json(position)
+        step = LIBRARY.replay(log, steps=True).to_dict()["deals"][-1]["steps"][-1]
+        assert {k: v for k, v in found.items() if k not in ADDED} == {
+            k: v for k, v in step.items() if k != "legal_moves"
+        }
+        header = LIBRARY.replay(log).to_dict()
+        assert found["renuncios"] == [
+            {k: v[k] for k in ("event", "seat", "card", "obligation", "trick")}
+            for v in header["deals"][-1]["violations"]
+        ]
+        assert found["match"] == header["match"]
+
+
+def test_the_position_holds_exactly_its_schemas_fields() -> None:
+    schema = ConformancePositionSchema()
+    for log, _ in positions(8, 2):
+        found = position_of(log)
+        assert found is not None
+        assert schema.validate(found) == {}  # unknown fields are errors too
+        assert "legal_moves" not in found
+
+
+def _component_and_references() -> dict[str, Any]:
+    spec = yaml.safe_load((ROOT / "api_spec" / "openapi.yaml").read_text())["components"]
+    schemas = spec["schemas"]
+    found = {"ConformancePosition": schemas["ConformancePosition"]}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                name = value.split("/")[-1] if key == "$ref" else None
+                if name is not None and name not in found:
+                    found[name] = schemas[name]
+                    walk(schemas[name])
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(found["ConformancePosition"])
+    return found
+
+
+def test_the_docs_show_the_openapi_components_of_the_position() -> None:
+    doc = (ROOT / "docs" / "conformance.md").read_text()
+    block = doc.split("<!-- position schema -->\n```json\n", 1)[1].split("```", 1)[0]
+    expected = _component_and_references()
+    assert json.loads(block) == expected, json.dumps(expected, indent=2, ensure_ascii=False)
+
+
+def test_the_engine_set_to_a_position_read_back_judges_as_the_referee() -> None:
+    """The shipped adapter's engine (Judge) reads nothing but the position's JSON: every
+    move tried at every position gets the referee's verdict (and outcome), and the legal
+    moves are the referee's."""
+    asked = 0
+    for _, position in positions(30, 3):
+        judge = Judge(json.loads(json.dumps(position_json(position))))
+        assert {"legal_moves": judge.legal_moves()} == legal_answer(position)
+        if position.deal.over:
+            continue
+        notation = position.header.notation
+        for move in candidates(position):
+            expected = verdict_answer(position, position.judge(move))
+            assert judge.verdict(move.to_json(notation)) == expected, move
+            asked += 1
+    assert asked > 1000
+
+
+def test_no_position_for_a_log_refused_or_stopped_by_an_illegal_event() -> None:
+    log, _ = next(positions(1, 4))
+    assert position_of({**log, "players": []}) is None
+    with pytest.raises(ArbiterError) as refused:
+        position_of_log({**log, "players": []})
+    assert refused.value.pointer == "/players"
+    deal = log["deals"][0]
+    twice = {**deal, "events": [{"type": "exchange", "seat": 1}]}  # nobody exchanges off lead
+    invalid = {**log, "deals": [twice]}
+    assert position_of(invalid) is None
+    with pytest.raises(ArbiterError) as stopped:
+        position_of_log(invalid)
+    assert stopped.value.pointer == "/deals/0/events/0"

@@ -1,0 +1,638 @@
+"""The table editor (``/enter``) in a real browser: Debian's Chromium, headless, through Selenium,
+against the app under gunicorn (tests/browser_support.py).
+
+Every bundled example's first deal is entered by taps — the table, each card of the pack once,
+every move — on a phone-sized and on a desktop-sized window, and the log the page gives replays
+to exactly the example's answer (the illegal example's last event is refused with the referee's
+reason). A whole tute-4p deal is entered on a phone, its renuncio flagged the moment it is
+played, and the ruling opened from it (the taps and the time are written to
+``test-artifacts/editor-entry.json``). A card given twice is refused; undo, redo and "what if"
+leave the original line as it was; a tute-2p stock is entered draw by draw as it happens; unknown
+cards give what depends on them, checked against the engine itself; a loaded log opens at its
+place; the keyboard alone plays; axe-core finds no serious or critical violation in any step;
+nothing is asked of another host. Screenshots of each step, phone and desktop, go to
+``test-artifacts/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+import arbiter
+from tests import gunicorn_support
+from tests.browser_support import (
+    ARTIFACTS,
+    DESKTOP,
+    EXAMPLES,
+    PHONE,
+    UI,
+    Page,
+    api_answer,
+    browser,
+    fragment,
+    load,
+    no_console_errors,
+    page,
+    server,
+)
+
+__all__ = ["browser", "page", "server"]  # the fixtures this module uses
+
+# A headless Chromium drives the editor served by a live gunicorn: not in the quick loop.
+pytestmark = pytest.mark.slow
+
+SIZES = {"phone": PHONE, "desktop": DESKTOP}
+
+
+# The verdict on the last move, as the live region shows it.
+READ_VERDICT = """
+const v = document.querySelector('#verdict [data-verdict]');
+const box = document.getElementById('verdict');
+return v ? {
+  verdict: v.dataset.verdict, text: v.textContent,
+  role: box.getAttribute('role'), live: box.getAttribute('aria-live'),
+  correct: [...v.querySelectorAll('.correct .card')].map((c) => c.dataset.card),
+  color: getComputedStyle(v).backgroundColor,
+} : null;
+"""
+
+# The sentences of the check of the unknown cards.
+READ_DEPENDENCY = """
+return [...document.querySelectorAll('#unknowns [data-dependency]')].map((li) => ({
+  kind: li.dataset.dependency,
+  seat: li.dataset.seat === undefined ? null : Number(li.dataset.seat),
+  trick: li.dataset.trick === undefined ? null : Number(li.dataset.trick),
+  text: li.textContent,
+}));
+"""
+
+# Where the focus is: the card and the seat it belongs to, and the seat to act.
+READ_FOCUS = """
+const a = document.activeElement;
+return {
+  card: a.dataset.card,
+  seat: Number(a.closest('[data-seat]')?.dataset.seat),
+  turn: Number(document.querySelector('.at-table').dataset.turn),
+};
+"""
+
+
+class Editor:
+    """The editor page, driven as an organiser does: one tap at a time, each waited for."""
+
+    def __init__(self, page: Page, lang: str = "en") -> None:
+        self.page = page
+        self.driver = page.driver
+        self.lang = lang
+        self.taps = 0
+
+    def open(self, fragment_: str = "") -> None:
+        self.page.open(f"?lang={self.lang}", fragment_, path="/enter")
+        self.until_idle(0)
+
+    def renders(self) -> int:
+        return int(
+            self.driver.execute_script(
+                "return document.getElementById('editor').dataset.render || 0"
+            )
+        )
+
+    def until_idle(self, before: int) -> None:
+        self.page.until(
+            lambda d: d.execute_script(
+                "const e = document.getElementById('editor');"
+                "return !e.dataset.busy && Number(e.dataset.render || 0) > arguments[0]",
+                before,
+            ),
+            "the editor",
+        )
+
+    def tap(self, css: str) -> None:
+        before = self.renders()
+        self.driver.find_element(By.CSS_SELECTOR, css).click()
+        self.taps += 1
+        self.until_idle(before)
+
+    def phase(self) -> str:
+        return str(self.driver.find_element(By.ID, "editor").get_attribute("data-phase"))
+
+    # --- 1. the table --------------------------------------------------------------------------
+
+    def table(self, log: dict[str, Any], deal: dict[str, Any], mode: str) -> None:
+        """The table form filled from the log (names typed; every choice a tap on a control)."""
+        Select(self.driver.find_element(By.ID, "ruleset")).select_by_value(log["ruleset"])
+        if self.driver.find_elements(By.ID, "players-count"):
+            Select(self.driver.find_element(By.ID, "players-count")).select_by_value(
+                str(len(log["players"]))
+            )
+        for seat, name in enumerate(log["players"]):
+            self.driver.find_element(By.ID, f"player-{seat}").send_keys(name)
+        Select(self.driver.find_element(By.ID, "notation")).select_by_value(
+            log.get("notation", "spanish")
+        )
+        for name, value in (log.get("options") or {}).items():
+            if isinstance(value, list):
+                for i, v in enumerate(value):
+                    Select(self.driver.find_element(By.ID, f"option-{name}-{i}")).select_by_value(
+                        str(v)
+                    )
+                continue
+            control = self.driver.find_element(By.ID, f"option-{name}")
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
+            if control.tag_name == "select":
+                Select(control).select_by_value(shown)
+            else:
+                control.clear()
+                control.send_keys(shown)
+        Select(self.driver.find_element(By.ID, "dealer")).select_by_value(str(deal["dealer"]))
+        self.driver.find_element(By.ID, f"mode-{mode}").click()
+        self.tap("#to-cards")
+
+    # --- 2. the cards ----------------------------------------------------------------------------
+
+    def cards(self, deal: dict[str, Any], unknown: frozenset[str] = frozenset()) -> None:
+        """Every card of the deal, one tap each, in the order the picker asks for them: the
+        hands seat by seat (a card in ``unknown`` is entered as an unknown card), then the
+        shown card or the turned card and the stock, or the deck."""
+        if "deck" in deal:
+            order = list(deal["deck"])
+        else:
+            order = [c for hand in deal["hands"] for c in hand]
+            if "trump_card" in deal:
+                order.append(deal["trump_card"])
+            if "stock" in deal:
+                order += [deal["stock"][-1], *deal["stock"][:-1]]
+        for code in order:
+            self.tap('[data-action="unknown"]' if code in unknown else f'[data-pick-card="{code}"]')
+
+    def start(self) -> None:
+        self.tap("#start-play")
+        assert self.phase() == "play"
+
+    def at_table(self, log: dict[str, Any], deal: dict[str, Any]) -> None:
+        """The editor opened, the table filled and every card entered: play begins."""
+        self.open()
+        self.table(log, deal, "deck" if "deck" in deal else "hands")
+        self.cards(deal)
+        self.start()
+
+    # --- 3. play ---------------------------------------------------------------------------------
+
+    def move(self, event: dict[str, Any]) -> None:
+        seat = f'.seat[data-seat="{event["seat"]}"]'
+        if event["type"] == "play":
+            self.tap(f'{seat} .hand-now button[data-card="{event["card"]}"]')
+        elif event["type"] == "sing":
+            self.tap(f'{seat} [data-action="sing"][data-suit="{event["suit"]}"]')
+        elif event["type"] == "tute":
+            self.tap(f'{seat} [data-action="tute"][data-of="{event["of"]}"]')
+        else:
+            self.tap(f'{seat} [data-action="exchange"]')
+
+    def verdict(self) -> dict[str, Any]:
+        found: dict[str, Any] = self.driver.execute_script(READ_VERDICT)
+        return found
+
+    def log(self) -> dict[str, Any]:
+        text = self.driver.execute_script("return document.getElementById('log-text').value")
+        log: dict[str, Any] = json.loads(text)
+        return log
+
+
+def without_state(answer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in answer.items() if k != "state_id"}
+
+
+def first_deal(log: dict[str, Any]) -> dict[str, Any]:
+    """The example's first deal as a log of its own, its dealer written out."""
+    first = copy.deepcopy(log)
+    first["deals"] = first["deals"][:1]
+    first["deals"][0].setdefault("dealer", len(log["players"]) - 1)
+    return first
+
+
+# --- every example, by taps -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_each_example_s_first_deal_entered_by_taps(page: Page, name: str, size: str) -> None:
+    """The first deal of the example, entered by taps, replays to exactly its answer. The
+    illegal example's last event is refused with the referee's reason, and the deal stays as
+    it was before it."""
+    log = first_deal(load(name))
+    deal = log["deals"][0]
+    lang = "es" if size == "phone" else "en"
+    expected = api_answer(page.server, log, lang)
+    page.viewport(SIZES[size])
+    editor = Editor(page, lang)
+    editor.at_table(log, deal)
+    illegal = expected["illegal"]
+    for k, event in enumerate(deal["events"]):
+        if illegal is not None and k == illegal["event"]:
+            break
+        editor.move(event)
+    if illegal is None:
+        entered = api_answer(page.server, editor.log(), lang)
+        assert without_state(entered) == without_state(expected)
+    else:
+        before = editor.log()
+        editor.move(deal["events"][illegal["event"]])
+        verdict = editor.verdict()
+        assert verdict["verdict"] == "illegal" and illegal["message"] in verdict["text"]
+        assert editor.log() == before, "a refused move is not played"
+        entered = api_answer(page.server, before, lang)
+        assert entered["deals"] == expected["deals"] and entered["status"] == "in_progress"
+    no_console_errors(page)
+
+
+# --- a whole tute-4p deal on a phone --------------------------------------------------------------
+
+
+def test_a_whole_tute_4p_deal_by_taps_on_a_phone_gets_the_ruling(page: Page) -> None:
+    """Done when: an organiser enters a whole tute-4p deal by taps on a phone and gets the
+    ruling. The deal is deal 2 of tute-4p-renuncio.json (given as a deck): ana's renuncio is
+    flagged at once, in the live region, in red and in words, with the obligation and the cards
+    that were correct; play goes on to the end; the ruling view opens from the page's link."""
+    source = load("tute-4p-renuncio.json")
+    log = {**source, "deals": [source["deals"][1]]}
+    expected = api_answer(page.server, log)
+    violation = expected["deals"][0]["violations"][0]
+    page.viewport(PHONE)
+    editor = Editor(page)
+    started = time.perf_counter()
+    editor.at_table(log, log["deals"][0])
+    for k, event in enumerate(log["deals"][0]["events"]):
+        editor.move(event)
+        verdict = editor.verdict()
+        if k == violation["event"]:
+            assert verdict["verdict"] == "renuncio", verdict
+            assert violation["message"] in verdict["text"]
+            heading = UI["en"]["violation.heading"].format(
+                obligation="fallar", meaning=UI["en"]["obligation.fallar"]
+            )
+            assert heading in verdict["text"]
+            assert verdict["correct"] == violation["correct"]
+            assert (verdict["role"], verdict["live"]) == ("status", "polite")
+            assert verdict["color"] == "rgb(253, 236, 234)"  # --alert-bg: red, and the words say it
+            ruling_so_far = editor.driver.find_element(By.CSS_SELECTOR, ".so-far").text
+            assert violation["message"] in ruling_so_far
+        else:
+            assert verdict["verdict"] == "ok", (k, verdict)
+    elapsed = time.perf_counter() - started
+    entered = editor.log()
+    assert without_state(api_answer(page.server, entered)) == without_state(expected)
+    outcome = editor.driver.find_element(By.CSS_SELECTOR, '.so-far [data-outcome="renuncio"]')
+    assert expected["deals"][0]["outcome"]["message"] in outcome.text
+    taps = editor.taps
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "editor-entry.json").write_text(
+        json.dumps(
+            {
+                "deal": "tute-4p-renuncio.json, deal 2 (40 cards as a deck, 40 plays)",
+                "window": "390 x 844 (phone)",
+                "taps": taps,
+                "seconds": round(elapsed, 1),
+                "note": "Selenium clicks, each waited for until the page has drawn the answer",
+            },
+            indent=2,
+        )
+    )
+    assert taps == 1 + 40 + 1 + 40  # the table's "next", one tap per card, start, one per move
+    # The ruling: the page's own link opens the ruling view on the renuncio
+    editor.driver.find_element(By.ID, "open-ruling").click()
+    page.until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+    page.wait_ruling(0)
+    link = editor.driver.find_element(By.CSS_SELECTOR, "[data-summary-deal]")
+    assert "ana" in link.text and UI["en"]["failed.fallar"] in link.text
+    trick = editor.driver.find_element(By.ID, f"deal-1-trick-{violation['trick'] + 1}")
+    assert editor.driver.execute_script("return document.activeElement === arguments[0]", trick)
+    no_console_errors(page)
+
+
+# --- refusals, undo, what if ----------------------------------------------------------------------
+
+
+def test_a_card_given_twice_is_refused_and_what_is_missing_is_said(page: Page) -> None:
+    log = first_deal(load("tute-3p.json"))
+    deal = log["deals"][0]
+    editor = Editor(page)
+    editor.open()
+    editor.table(log, deal, "hands")
+    first = deal["hands"][0][0]
+    editor.tap(f'[data-pick-card="{first}"]')
+    editor.tap(f'[data-pick-card="{first}"]')
+    message = editor.driver.find_element(By.ID, "entry-message")
+    assert (
+        message.get_attribute("data-refused") == "true" and message.get_attribute("role") == "alert"
+    )
+    words = UI["en"]
+    place = words["entry.place.hand"].format(name="ana")
+    card = "As de oros" if first == "1O" else None
+    assert words["entry.refused.twice"].split("{card}")[1].split("{place}")[0] in message.text
+    assert place in message.text and (card is None or message.text.startswith(card))
+    ana = editor.driver.find_element(By.CSS_SELECTOR, '[data-target="hand-0"] .target-head').text
+    assert ana == words["entry.target"].format(place=place, count=1, size=12)
+    missing = editor.driver.find_element(By.ID, "entry-missing").text
+    assert words["entry.missing.hand"].format(place=place, count=11) in missing
+    assert words["entry.place.trump"] in missing
+    assert editor.driver.find_element(By.ID, "start-play").get_attribute("disabled") is not None
+    # the shown card must be one of the dealer's: another is refused
+    for code in [c for hand in deal["hands"] for c in hand][1:]:
+        editor.tap(f'[data-pick-card="{code}"]')
+    not_dealers = deal["hands"][0][1]
+    editor.tap(f'[data-pick-card="{not_dealers}"]')
+    assert words["entry.refused.not_dealers"].split("{card}")[1].split("{dealer}")[0] in (
+        editor.driver.find_element(By.ID, "entry-message").text
+    )
+    editor.tap(f'[data-pick-card="{deal["trump_card"]}"]')
+    assert editor.driver.find_element(By.ID, "entry-missing").text == words["entry.complete"]
+    no_console_errors(page)
+
+
+def test_undo_redo_and_what_if_leave_the_original_line(page: Page) -> None:
+    log = first_deal(load("tute-3p.json"))
+    deal = log["deals"][0]
+    editor = Editor(page)
+    editor.at_table(log, deal)
+    for event in deal["events"]:
+        editor.move(event)
+    original = editor.log()
+    assert original["deals"][0]["events"] == deal["events"]
+    for _ in range(5):
+        editor.tap('[data-action="undo"]')
+    assert editor.log()["deals"][0]["events"] == deal["events"][:-5]
+    for _ in range(5):
+        editor.tap('[data-action="redo"]')
+    assert editor.log() == original
+    # back to move 10 from the list of moves, and another card there: a "what if"
+    editor.driver.find_element(By.CSS_SELECTOR, "details.history summary").click()
+    editor.tap('[data-history="10"]')
+    assert editor.log()["deals"][0]["events"] == deal["events"][:10]
+    played = deal["events"][10]
+    seat = played["seat"]
+    cards = editor.driver.find_elements(
+        By.CSS_SELECTOR, f'.seat[data-seat="{seat}"] .hand-now button'
+    )
+    other = next(c for b in cards if (c := b.get_attribute("data-card")) != played["card"])
+    editor.move({"type": "play", "seat": seat, "card": other})
+    assert editor.verdict()["verdict"] in ("ok", "renuncio")
+    assert editor.driver.find_element(By.CSS_SELECTOR, ".what-if-note").is_displayed()
+    assert editor.log()["deals"][0]["events"] == [
+        *deal["events"][:10],
+        {"type": "play", "seat": seat, "card": other},
+    ]
+    editor.tap('[data-action="original"]')
+    assert editor.log() == original
+    assert not editor.driver.find_elements(By.CSS_SELECTOR, ".what-if-note")
+    no_console_errors(page)
+
+
+def test_a_loaded_log_opens_at_its_place_and_what_if_keeps_it(page: Page) -> None:
+    """The ruling view's "play on from here" link: the editor opens deal 3 of tute-2p-match at
+    the renuncio; the correct card instead is a what-if; back to the original gives the log."""
+    log = load("tute-2p-match.json")
+    answer = api_answer(page.server, log)
+    violation = answer["deals"][2]["violations"][0]
+    editor = Editor(page)
+    editor.open(fragment(json.dumps(log), place=f"&deal=3&event={violation['event']}"))
+    assert editor.phase() == "play"
+    shown = editor.log()
+    assert shown["deals"][:2] == log["deals"][:2]
+    assert shown["deals"][2]["events"] == log["deals"][2]["events"][: violation["event"]]
+    editor.move({"type": "play", "seat": violation["seat"], "card": violation["correct"][0]})
+    assert editor.verdict()["verdict"] == "ok"
+    editor.tap('[data-action="original"]')
+    restored = editor.log()
+    assert restored["deals"][2]["events"] == log["deals"][2]["events"]
+    assert without_state(api_answer(page.server, restored)) == without_state(
+        api_answer(page.server, {**log, "deals": log["deals"][:3]})
+    )
+    no_console_errors(page)
+
+
+# --- the stock as it happens, and unknown cards ---------------------------------------------------
+
+
+def test_a_tute_2p_stock_entered_draw_by_draw(page: Page) -> None:
+    """tute-2p with the stock "unknown, draws entered as they happen": after each trick the
+    page asks for the cards drawn; named as they were, the deal replays to its answer."""
+    log = first_deal(load("tute-2p-match.json"))
+    deal = log["deals"][0]
+    expected = api_answer(page.server, log)
+    draws = [d for trick in expected["deals"][0]["tricks"] for d in trick["draws"]]
+    editor = Editor(page)
+    editor.open()
+    editor.table(log, deal, "hands")
+    for code in [c for hand in deal["hands"] for c in hand] + [deal["stock"][-1]]:
+        editor.tap(f'[data-pick-card="{code}"]')
+    editor.tap('[data-action="rest-unknown"]')
+    editor.start()
+    named = 0
+    for event in deal["events"]:
+        while editor.driver.find_elements(By.CSS_SELECTOR, ".prompt"):
+            question = editor.driver.find_element(By.CSS_SELECTOR, ".prompt-question").text
+            assert question == UI["en"]["play.which_draw"].format(
+                name=log["players"][draws[named]["seat"]], number=named + 1
+            )
+            editor.tap(f'.prompt [data-pick-card="{draws[named]["card"]}"]')
+            named += 1
+        editor.move(event)
+    assert named >= len(draws) - 2  # the last draw takes the turned card, known
+    assert without_state(api_answer(page.server, editor.log())) == without_state(expected)
+    no_console_errors(page)
+
+
+def possible_findings(
+    log: dict[str, Any], seat_slots: dict[int, int], candidates: list[str]
+) -> dict[int, dict[int, tuple[int, int, set[str]]]]:
+    """The oracle, from the engine: for each seat with unknown cards, each event where one of
+    its possible hands makes its play a renuncio → (cases with the renuncio, cases, the
+    obligations it breaks in them)."""
+    deal = log["deals"][-1]
+    out: dict[int, dict[int, tuple[int, int, set[str]]]] = {}
+    for seat, count in seat_slots.items():
+        found: dict[int, int] = {}
+        broken: dict[int, set[str]] = {}
+        cases = list(itertools.combinations(candidates, count))
+        for holding in cases:
+            rest = [c for c in candidates if c not in holding]
+            hands = []
+            for s, hand in enumerate(deal["hands"]):
+                known = [c for c in hand if c != "?"]
+                missing = len(hand) - len(known)
+                if s == seat:
+                    hands.append(known + list(holding))
+                else:
+                    hands.append(known + rest[:missing])
+                    rest = rest[missing:]
+            trial = {**log, "deals": [{**deal, "hands": hands}]}
+            for v in arbiter.replay(trial).to_dict()["deals"][0]["violations"]:
+                if v["seat"] == seat:
+                    found[v["event"]] = found.get(v["event"], 0) + 1
+                    broken.setdefault(v["event"], set()).add(v["obligation"])
+        out[seat] = {event: (n, len(cases), broken[event]) for event, n in found.items()}
+    return out
+
+
+def test_one_unknown_card_gives_what_depends_on_it(page: Page) -> None:
+    """Deal 2 of tute-4p-renuncio, disputed at ana's renuncio (trick 8): ana does not remember
+    one card (the cinco de oros); the others' cards not played yet were never seen. The page
+    says that ana's renuncio stands whatever her card is (she held the cuatro de oros, a trump,
+    anyway), and for every seat exactly what the engine finds case by case."""
+    source = load("tute-4p-renuncio.json")
+    answer = api_answer(page.server, {**source, "steps": True})
+    steps = answer["deals"][1]["steps"]
+    violation = answer["deals"][1]["violations"][0]
+    stop = violation["event"] + 1
+    dealt, left = steps[0]["hands"], steps[stop]["hands"]
+    unknown = {0: {"5O"}, 1: set(left[1]), 2: set(left[2]), 3: set(left[3])}
+    hands = [
+        [c for c in hand if c not in unknown[s]] + ["?"] * len(unknown[s])
+        for s, hand in enumerate(dealt)
+    ]
+    deal = {
+        "dealer": 0,
+        "hands": hands,
+        "trump_card": source["deals"][1]["deck"][-1],
+        "events": source["deals"][1]["events"][:stop],
+    }
+    log = {**source, "deals": [deal]}
+    candidates = sorted(set().union(*unknown.values()))
+    editor = Editor(page)
+    editor.open()
+    editor.table(log, deal, "hands")
+    for hand in hands:
+        for code in hand:
+            editor.tap('[data-action="unknown"]' if code == "?" else f'[data-pick-card="{code}"]')
+    editor.tap(f'[data-pick-card="{deal["trump_card"]}"]')
+    editor.start()
+    for event in deal["events"]:
+        editor.move(event)
+    assert editor.verdict()["verdict"] == "renuncio"
+    page.until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, '#unknowns [data-dependency^="outcome"]'),
+        "the check",
+    )
+    lines = editor.driver.execute_script(READ_DEPENDENCY)
+    editor.driver.execute_script("document.getElementById('unknowns').scrollIntoView()")
+    page.screenshot("editor-unknown-cards-desktop.png", DESKTOP)
+    oracle = possible_findings(
+        {**log, "deals": [{**deal, "hands": hands}]},
+        {s: len(c) for s, c in unknown.items()},
+        candidates,
+    )
+    # ana's renuncio stands in every case (fallar; asistir, had her card been an espada)
+    ana = [line for line in lines if line["seat"] == 0]
+    obligations = oracle[0][violation["event"]][2]
+    assert "fallar" in obligations
+    assert [(a["kind"], a["trick"]) for a in ana] == [("stands", violation["trick"])]
+    stands = UI["en"]["unknown.stands"].split("{obligation})")[1].split("{total}")[0]
+    assert stands in ana[0]["text"] and all(o in ana[0]["text"] for o in obligations)
+    assert f"all {len(candidates)} cases" in ana[0]["text"]
+    shown = {
+        (line["seat"], line["trick"], line["kind"]) for line in lines if line["trick"] is not None
+    }
+    # the page names tricks, the oracle events: an event's trick is its step's count of tricks
+    expected = {
+        (seat, steps[event]["trick"]["number"], "stands" if n == total else "depends")
+        for seat, findings in oracle.items()
+        for event, (n, total, _) in findings.items()
+    }
+    assert shown == expected
+    for seat in (1, 2, 3):
+        if not oracle[seat]:
+            assert any(line["kind"] == "none" and line["seat"] == seat for line in lines)
+    outcome = [line["kind"] for line in lines if line["kind"].startswith("outcome")]
+    earlier = any(e < violation["event"] for findings in oracle.values() for e in findings)
+    assert outcome == ["outcome-depends" if earlier else "outcome-stands"]
+    no_console_errors(page)
+
+
+# --- the keyboard, axe, screenshots, offline ------------------------------------------------------
+
+
+def test_the_keyboard_alone_plays_a_deal(page: Page) -> None:
+    """After each move the focus is on the first card of the seat to act, and Enter plays it;
+    Tab goes through that seat's cards first (the order of the table)."""
+    log = first_deal(load("tute-gana-pierde-4p.json"))
+    deal = log["deals"][0]
+    editor = Editor(page)
+    editor.at_table(log, deal)
+    for _ in range(6):
+        focused = editor.driver.execute_script(READ_FOCUS)
+        assert focused["seat"] == focused["turn"], focused
+        before = editor.renders()
+        page.keys(Keys.ENTER)
+        editor.until_idle(before)
+        assert editor.verdict() is not None
+    page.keys(Keys.TAB)
+    second = editor.driver.execute_script(
+        "return document.activeElement.closest('[data-seat]')?.dataset.seat"
+    )
+    assert int(second) == int(
+        editor.driver.execute_script("return document.querySelector('.at-table').dataset.turn")
+    )
+    no_console_errors(page)
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_every_step_of_the_editor_passes_axe_and_is_photographed(page: Page, size: str) -> None:
+    """axe-core finds no serious or critical violation at the table, the cards (with a refusal
+    showing) and the play (a renuncio verdict, the unknown cards' check) steps; each is
+    photographed for a person to look at."""
+    source = load("tute-4p-renuncio.json")
+    log = {**source, "deals": [source["deals"][1]]}
+    deal = log["deals"][0]
+    violation = api_answer(page.server, log)["deals"][0]["violations"][0]
+    page.viewport(SIZES[size])
+    editor = Editor(page, "es" if size == "phone" else "en")
+    editor.open()
+    page.screenshot(f"editor-table-{size}.png", SIZES[size], keep=True)
+    assert page.axe() == [], "the table"
+    editor.table(log, deal, "deck")
+    for code in deal["deck"][:13]:
+        editor.tap(f'[data-pick-card="{code}"]')
+    editor.tap(f'[data-pick-card="{deal["deck"][0]}"]')  # given twice: refused
+    page.screenshot(f"editor-cards-{size}.png", SIZES[size], keep=True)
+    assert page.axe() == [], "the cards"
+    for code in deal["deck"][13:]:
+        editor.tap(f'[data-pick-card="{code}"]')
+    editor.start()
+    for event in deal["events"][: violation["event"] + 1]:
+        editor.move(event)
+    assert editor.verdict()["verdict"] == "renuncio"
+    page.screenshot(f"editor-play-{size}.png", SIZES[size], keep=True)
+    assert page.axe() == [], "the play"
+    no_console_errors(page)
+
+
+def test_the_editor_asks_nothing_of_another_host(page: Page) -> None:
+    page.requests()
+    log = first_deal(load("tute-gana-pierde-3p-match.json"))
+    deal = log["deals"][0]
+    editor = Editor(page)
+    editor.at_table(log, deal)
+    for event in deal["events"][:6]:
+        editor.move(event)
+    editor.driver.find_element(By.CSS_SELECTOR, "details.export summary").click()
+    download = editor.driver.find_element(By.ID, "download-log").get_attribute("href")
+    assert download.startswith("blob:")
+    urls = page.requests()
+    assert any(u.endswith("/v1/moves/validate") for u in urls)
+    assert any(u.endswith("/v1/replays") for u in urls)
+    foreign = [u for u in urls if urlsplit(u).netloc != urlsplit(page.origin).netloc]
+    assert not [u for u in foreign if not u.startswith(("data:", "about:", "blob:"))], foreign
+    answer = gunicorn_support.post_json(page.server.port, "/v1/replays", editor.log())
+    assert answer.status == 200
+    no_console_errors(page)
