@@ -8,13 +8,11 @@ makes them. Messages come from :mod:`arbiter.i18n`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, Final, get_args
 
 from arbiter.engine.cards import (
     PACK_SIZE,
-    Card,
     Notation,
     card_codes,
     display_order,
@@ -26,7 +24,7 @@ from arbiter.engine.match import Illegal, MatchState, Status
 from arbiter.engine.moves import PLAY, SING, TUTE, TUTE_OF, Move
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.position import Judgement, Position, PositionView, Ruling
-from arbiter.engine.records import Cante, Renuncio
+from arbiter.engine.records import Cante, Plays, Renuncio
 from arbiter.engine.rulesets import MAX_PLAYERS
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
 from arbiter.engine.setup import mano
@@ -161,13 +159,17 @@ def _deal(
 ) -> dict[str, Any]:
     notation = match.header.notation
     codes = card_codes(notation)
+    seat_cards = _SEAT_CARDS[notation]
+    # no call for a trick without draws (every trick of the rulesets without a stock): with
+    # the tuple-typed _seat_cards, to_dict of a tute-4p deal went from 80.6K to 70.0K
+    # instructions (callgrind, 200 deals)
     tricks = [
         {
             "leader": t.leader,
-            "plays": _seat_cards(t.plays, notation),
+            "plays": _seat_cards(t.plays, seat_cards),
             "winner": t.winner,
             "points": t.points,
-            "draws": _seat_cards(t.draws, notation),
+            "draws": _seat_cards(t.draws, seat_cards) if t.draws else [],
         }
         for t in state.tricks
     ]
@@ -175,7 +177,7 @@ def _deal(
         tricks.append(
             {
                 "leader": state.leader,
-                "plays": _seat_cards(state.trick, notation),
+                "plays": _seat_cards(tuple(state.trick), seat_cards),
                 "winner": None,
                 "points": None,
                 "draws": [],
@@ -213,9 +215,10 @@ _SEAT_CARDS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
 }
 
 
-def _seat_cards(pairs: Sequence[tuple[int, Card]], notation: Notation) -> list[dict[str, Any]]:
-    """``[{"seat", "card"}, ...]`` of (seat, card) pairs (plays or draws), codes in ``notation``."""
-    table = _SEAT_CARDS[notation]
+def _seat_cards(pairs: Plays, table: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """``[{"seat", "card"}, ...]`` of (seat, card) pairs (plays or draws), copies of the
+    notation's dicts (``table``, of :data:`_SEAT_CARDS`). ``pairs`` a tuple, not any
+    sequence: compiled, the loop indexes it and unpacks its pairs without an iterator."""
     return [table[seat * PACK_SIZE + card].copy() for seat, card in pairs]
 
 
@@ -420,7 +423,7 @@ def view_dict(view: PositionView, header: Header) -> dict[str, Any]:
         "trick": {
             "number": view.trick_no,
             "leader": view.leader,
-            "plays": _seat_cards(view.trick, notation),
+            "plays": _seat_cards(view.trick, _SEAT_CARDS[notation]),
         },
         "trump": suit,
         "turned": None if view.turned < 0 else codes[view.turned],
