@@ -32,16 +32,16 @@ generators reconnect as a client would.
 
 Then ``--profile N`` requests of (a) are fed straight to the WSGI app in this process (no
 sockets, cache on and off): the time per request without a profiler, split into its pieces
-(Flask, body reading and marshmallow, log parsing, the state cache, the replay, to_dict,
-orjson) by the cumulative times of a cProfile run scaled to the unprofiled total, and the top
-cumulative entries of that profile.
+(the request's frame, the body read, the service, the state cache, sealing the token; the
+compiled engine and to_dict are not seen by cProfile) by the cumulative times of a cProfile run
+scaled to the unprofiled total, and the top cumulative entries of that profile. Where each
+endpoint's microseconds go against a bare Flask app: ``bench_overhead.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import cProfile
 import io
 import json
 import os
@@ -52,7 +52,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -142,17 +141,6 @@ def run_python(
 # --- in-process profile of (a) -----------------------------------------------------------------
 
 
-def _time_per_call(fn: Callable[[], object], n: int) -> float:
-    """µs per call of ``fn`` (median of 3 loops of ``n``), profiler off."""
-    runs = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        runs.append((time.perf_counter() - t0) / n * 1e6)
-    return statistics.median(runs)
-
-
 def wsgi_caller(app: Any, path: str, body: bytes) -> Callable[[], bytes]:
     """One POST of ``body`` straight into the WSGI ``app`` (environ built once, as gunicorn
     would hand it over: ``benchmarks/overhead.py``), checking the status."""
@@ -163,18 +151,17 @@ def wsgi_caller(app: Any, path: str, body: bytes) -> Callable[[], bytes]:
 #: A piece's time is the cumulative time of that function; ``depth`` nests it in the piece
 #: above. Functions the code no longer has are left out.
 _PIECES: tuple[tuple[str, str, str, int], ...] = (
-    ("view (routes.post_replay)", "arbiter/api/routes.py", "post_replay", 0),
-    ("read body: get_data, orjson.loads", "arbiter/api/routes.py", "_read_body", 1),
-    ("service Referee.replay", "arbiter/service.py", "replay", 1),
+    ("view (routes.replayed, on the hot path)", "arbiter/api/routes.py", "replayed", 0),
+    ("read body: orjson.loads, limits", "arbiter/api/routes.py", "body", 1),
+    ("service Referee.replay_request", "arbiter/service.py", "replay_request", 1),
     ("prefix keys of the log (cache policy permitting)", "arbiter/cache/keys.py",
      "prefix_keys", 2),
     ("cache lookup (one round trip)", "arbiter/cache/states.py", "load_first", 2),
-    ("engine parse_log (cards, setup, events)", "arbiter/engine/log.py", "parse_log", 2),
-    ("engine advance (the replay proper)", "arbiter/engine/match.py", "advance", 2),
+    ("engine replay (pure build only: compiled, it is not seen)", "arbiter/engine/match.py",
+     "replay", 2),
     ("snapshot encode + store", "arbiter/service.py", "_keep", 2),
     ("seal the position (state_id)", "arbiter/tokens.py", "seal", 2),
-    ("Replay.to_dict", "arbiter/report.py", "to_dict", 1),
-    ("orjson.dumps + Response", "arbiter/api/routes.py", "_json", 1),
+    ("Replay.to_dict (pure build only)", "arbiter/report.py", "to_dict", 1),
 )  # fmt: skip
 
 
@@ -199,20 +186,15 @@ def profile_replay(settings: Any, body: bytes, n: int, top: int) -> dict[str, An
     full = wsgi_caller(create_app(settings), "/v1/replays", body)
     for _ in range(100):  # warm-up (and, with a cache, the first store)
         full()
-    total = _time_per_call(full, n)
-
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(n):
-        full()
-    profiler.disable()
-    stats = pstats.Stats(profiler)
-    profiled = _cumulative(stats, "flask/app.py", "wsgi_app") or 0.0
-    view = _cumulative(stats, "arbiter/api/routes.py", "post_replay") or 0.0
+    total = overhead.per_call(full, n, loops=3)
+    stats = overhead.profile_of(full, n)
+    profiled = _cumulative(stats, "arbiter/api/frame.py", "__call__") or 0.0
+    view = _cumulative(stats, "arbiter/api/routes.py", "replayed") or 0.0
     scale = total / (profiled / n * 1e6) if profiled else 0.0
     pieces: list[dict[str, Any]] = [
         {
-            "label": "Flask outside the view (contexts, routing, hooks, smorest)",
+            "label": "the request's frame and hot path outside the view (id, headers, "
+            "metrics, access line)",
             "depth": 0,
             "us": (profiled - view) / n * 1e6 * scale,
         }
@@ -222,7 +204,8 @@ def profile_replay(settings: Any, body: bytes, n: int, top: int) -> dict[str, An
         if seconds is not None:
             pieces.append({"label": label, "depth": depth, "us": seconds / n * 1e6 * scale})
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats(pstats.SortKey.CUMULATIVE).print_stats(top)
+    stats.stream = out  # type: ignore[attr-defined]
+    stats.sort_stats(pstats.SortKey.CUMULATIVE).print_stats(top)
     return {
         "requests": n,
         "us_per_request": total,
@@ -236,7 +219,7 @@ def profile_floor(body: bytes, n: int) -> float:
     floor = wsgi_caller(harness.floor_app, "/floor", body)
     for _ in range(100):
         floor()
-    return _time_per_call(floor, n)
+    return overhead.per_call(floor, n, loops=3)
 
 
 def _trim_pstats(text: str) -> str:

@@ -272,14 +272,9 @@ def breakdown(call: Callable[[], bytes], floor: Callable[[], bytes], n: int) -> 
     for _ in range(200):
         call()
         floor()
-    total = _per_call(call, n)
-    floor_us = _per_call(floor, n)
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(n):
-        call()
-    profiler.disable()
-    stats = pstats.Stats(profiler)
+    total = per_call(call, n)
+    floor_us = per_call(floor, n)
+    stats = profile_of(call, n)
     raw: dict[tuple[str, int, str], Any] = stats.stats  # type: ignore[attr-defined]
     own: dict[str, float] = {}
     functions: list[tuple[float, str]] = []
@@ -298,14 +293,25 @@ def breakdown(call: Callable[[], bytes], floor: Callable[[], bytes], n: int) -> 
     }
 
 
-def _per_call(call: Callable[[], bytes], n: int) -> float:
+def per_call(call: Callable[[], object], n: int, loops: int = 5) -> float:
+    """µs per call of ``call``, profiler off: the median of ``loops`` loops of ``n`` calls."""
     runs = []
-    for _ in range(5):
+    for _ in range(loops):
         began = time.perf_counter()
         for _ in range(n):
             call()
         runs.append((time.perf_counter() - began) / n * 1e6)
-    return sorted(runs)[2]
+    return sorted(runs)[loops // 2]
+
+
+def profile_of(call: Callable[[], object], n: int) -> pstats.Stats:
+    """cProfile's statistics of ``n`` calls of ``call``."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(n):
+        call()
+    profiler.disable()
+    return pstats.Stats(profiler)
 
 
 def _short(filename: str) -> str:
