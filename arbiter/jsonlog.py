@@ -21,22 +21,38 @@ PLAIN_FORMAT = "%(asctime)s [%(process)d] [%(levelname)s] %(name)s: %(message)s"
 _STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
 
 
+class Clock:
+    """Timestamps as the service's lines write them — UTC for JSON (``…T12:00:00.123Z``),
+    local time for plain text (``… 12:00:00,123``, logging's default) — the text of the
+    current second kept (lines come in bursts)."""
+
+    def __init__(self) -> None:
+        self._utc = (-1, "")
+        self._local = (-1, "")
+
+    def utc(self, now: float) -> str:
+        second = int(now)
+        if second != self._utc[0]:
+            self._utc = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+        return f"{self._utc[1]}.{int((now - second) * 1000):03d}Z"
+
+    def local(self, now: float) -> str:
+        second = int(now)
+        if second != self._local[0]:
+            self._local = (second, time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second)))
+        return f"{self._local[1]},{int((now - second) * 1000):03d}"
+
+
 class JsonFormatter(logging.Formatter):
     """``{"time", "level", "logger", "message", ...extra fields}`` on one line."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._second = (-1, "")  # the last second formatted, and its text (lines come in bursts)
-
-    def _timestamp(self, record: logging.LogRecord) -> str:
-        second = int(record.created)
-        if second != self._second[0]:
-            self._second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
-        return f"{self._second[1]}.{int(record.msecs):03d}Z"
+        self._clock = Clock()
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
-            "time": self._timestamp(record),
+            "time": self._clock.utc(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),

@@ -74,7 +74,7 @@ class Replay:
             "status": _text(self.status),
             "illegal": _illegal(self.match, words),
             "deals": deals,
-            "match": _match(self.match.header, self.match.standing),
+            "match": match_dict(self.match.header, self.match.standing),
             "next": _next(self.match, words),
         }
 
@@ -87,7 +87,7 @@ class Replay:
             "deals": [
                 _deal_scores(self.match, r.state, r.outcome, words) for r in self.match.deals
             ],
-            "match": _match(self.match.header, self.match.standing),
+            "match": match_dict(self.match.header, self.match.standing),
         }
 
 
@@ -318,7 +318,8 @@ def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, An
     }
 
 
-def _match(header: Header, st: MatchStanding) -> dict[str, Any]:
+def match_dict(header: Header, st: MatchStanding) -> dict[str, Any]:
+    """The ``match`` of a replay body: the standing, and whether and how the match ended."""
     return {
         "standings": [
             {

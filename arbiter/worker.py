@@ -211,8 +211,13 @@ class _Direct:
         raise NotImplementedError
 
     def unread(self, data: bytes) -> None:
-        """Put ``data`` (the last bytes taken) back in front of the rest."""
-        raise NotImplementedError
+        """Put ``data`` (the last bytes taken) back in front of the rest: in front of what
+        gunicorn's Body keeps from a ``read`` made on it, which every read takes first."""
+        if data:
+            body = self.body
+            rest = body.buf.getvalue()
+            body.buf = io.BytesIO()
+            body.buf.write(data + rest)
 
 
 def _held(stream: Any, buffer: io.BytesIO, size: int) -> bytes | None:
@@ -244,11 +249,6 @@ class _Length(_Direct):
             return b""
         return self._take(reader.unreader.read(None, read_ahead=reader.length), wanted)
 
-    def unread(self, data: bytes) -> None:
-        if data:
-            self.reader.unreader.unread(data)
-            self.reader.length += len(data)
-
     def _take(self, data: bytes, wanted: int) -> bytes:
         if len(data) > wanted:
             self.reader.unreader.unread(data[wanted:])
@@ -276,13 +276,6 @@ class _Chunked(_Direct):
             reader.buf.write(piece[size:])
             piece = piece[:size]
         return piece
-
-    def unread(self, data: bytes) -> None:
-        if data:
-            reader = self.reader
-            rest = reader.buf.getvalue()
-            reader.buf = io.BytesIO()
-            reader.buf.write(data + rest)
 
 
 def _bound_chunks(reader: Any, limit: int) -> None:

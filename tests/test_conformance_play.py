@@ -182,6 +182,31 @@ def test_keep_going_keeps_one_reproducer_per_disagreement(
     assert report["games"] == 30
 
 
+def test_two_findings_at_one_position_read_its_answers_once(tmp_path: Path) -> None:
+    """An engine wrong about everything disagrees twice at the first position (its legal moves
+    and a verdict): the answers of that position are read once, not waited for again until the
+    timeout (which made a trouble of an engine that had answered)."""
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    q = json.loads(line)\n"
+        "    a = {'legal_moves': []} if q['ask'] == 'legal_moves' else {'verdict': 'ok'}\n"
+        "    print(json.dumps({'id': q['id'], **a}), flush=True)\n"
+    )
+    status, report = played(tmp_path, "--cmd", f"{sys.executable} {wrong}", "--games", "1",
+                            "--rulesets", "tute-2p", "--keep-going", "--timeout", "3")  # fmt: skip
+    assert status == 1 and len(report["findings"]) >= 2
+    assert report["troubles"] == {} and report["restarts"] == 0
+
+
+def test_play_asks_only_what_a_position_can_be_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["conformance", "play", "--cmd", "true", "--asks", "replay"])
+    assert stopped.value.code == 2
+    assert "legal_moves,verdict" in capsys.readouterr().err
+
+
 def test_a_run_is_bounded_by_its_seconds(tmp_path: Path) -> None:
     slow = tmp_path / "slow.py"
     slow.write_text(

@@ -82,7 +82,7 @@ class HeaderPolicy:
 
     def __post_init__(self) -> None:
         names = frozenset(name.lower() for name, _ in self.defaults)
-        object.__setattr__(self, "_default_names", names | {"x-request-id"})
+        object.__setattr__(self, "_default_names", names)
         object.__setattr__(self, "_forced_names", frozenset(n.lower() for n, _ in self.forced))
 
     def apply(self, headers: Headers, request_id: str) -> None:
@@ -182,7 +182,7 @@ class Frame:
         line = "500"
         try:
             line, headers, body = hot(environ, rid)
-            self.policies.default.apply(headers, rid)
+            self.policies.of(hot.rule).apply(headers, rid)
             start_response(line, headers)
             return [body]
         finally:

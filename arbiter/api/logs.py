@@ -33,7 +33,7 @@ from typing import Any, Final
 
 import orjson
 
-from arbiter.jsonlog import formatter
+from arbiter.jsonlog import Clock, formatter
 
 ACCESS = logging.getLogger("arbiter.access")
 _INFO: Final = logging.INFO
@@ -127,11 +127,11 @@ class LineWriter:
         try:
             lines = self._lines
             taken = [lines.popleft() for _ in range(len(lines))]
-            if self.dropped:
-                note = {"time": _utc(time.time()), "level": "warning", "logger": ACCESS.name}
-                note["message"] = f"{self.dropped} access lines dropped: the log was not read"
+            dropped, self.dropped = self.dropped, 0  # before the writes: put() counts on
+            if dropped:
+                note = {"time": Clock().utc(time.time()), "level": "warning", "logger": ACCESS.name}
+                note["message"] = f"{dropped} access lines dropped: the log was not read"
                 taken.append(orjson.dumps(note) + b"\n")
-                self.dropped = 0
             for chunk in _pieces(taken):
                 try:
                     _write_all(self.fd, chunk)
@@ -184,31 +184,6 @@ os.register_at_fork(after_in_child=_after_fork)
 # --- access lines ------------------------------------------------------------------------------
 
 
-class _Clock:
-    """Timestamps as :class:`arbiter.jsonlog.JsonFormatter` and :data:`PLAIN_FORMAT` write
-    them, the text of the current second kept (lines come in bursts)."""
-
-    def __init__(self) -> None:
-        self._utc = (-1, "")
-        self._local = (-1, "")
-
-    def utc(self, now: float) -> str:
-        second = int(now)
-        if second != self._utc[0]:
-            self._utc = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
-        return f"{self._utc[1]}.{int((now - second) * 1000):03d}Z"
-
-    def local(self, now: float) -> str:
-        second = int(now)
-        if second != self._local[0]:
-            self._local = (second, time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second)))
-        return f"{self._local[1]},{int((now - second) * 1000):03d}"
-
-
-def _utc(now: float) -> str:
-    return _Clock().utc(now)
-
-
 class StreamWriter:
     """Lines written at once to the current ``sys.stderr`` (an app made in process)."""
 
@@ -226,7 +201,7 @@ class AccessLog:
     def __init__(self, as_json: bool, line_writer: Any = None) -> None:
         self.as_json = as_json
         self.writer: Any = line_writer if line_writer is not None else StreamWriter()
-        self._clock = _Clock()
+        self._clock = Clock()
 
     def write(
         self,

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from arbiter.conformance.kit.engines import CommandEngine, HttpEngine
 
 ASKS = ("legal_moves", "verdict", "replay")
+#: What play-testing asks at a position (a replay is the vectors' question, not a position's).
+PLAY_ASKS = ("legal_moves", "verdict")
 
 
 def _positive(text: str) -> int:
@@ -86,18 +88,19 @@ def register(commands: Any) -> None:
     ply.add_argument("--rulesets", nargs="+", metavar="RULESET", help="only these rulesets")
     ply.add_argument("--options-random", action="store_true", help="random options per game")
     ply.add_argument("--keep-going", action="store_true", help="one reproducer per disagreement")
-    ply.add_argument("--asks", type=_asks, help="what to ask (default: legal_moves,verdict)")
+    ply.add_argument("--asks", type=lambda text: _asks(text, PLAY_ASKS),
+                     help="what to ask (default: legal_moves,verdict)")  # fmt: skip
     ply.add_argument("--out", type=Path, metavar="DIR", help="write the reproducers as vectors")
     ply.add_argument("--json", dest="json_file", metavar="FILE", help="write the report as JSON")
     add_lang(ply, "the report")
     ply.set_defaults(run=run_play)
 
 
-def _asks(text: str) -> tuple[str, ...]:
+def _asks(text: str, known: tuple[str, ...] = ASKS) -> tuple[str, ...]:
     asks = tuple(a.strip() for a in text.split(",") if a.strip())
-    unknown = [a for a in asks if a not in ASKS]
+    unknown = [a for a in asks if a not in known]
     if unknown or not asks:
-        raise argparse.ArgumentTypeError(f"must be some of {','.join(ASKS)}")
+        raise argparse.ArgumentTypeError(f"must be some of {','.join(known)}")
     return asks
 
 

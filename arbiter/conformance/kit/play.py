@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
+from arbiter.conformance.kit.checker import GIVE_UP_AFTER
 from arbiter.conformance.kit.dealing import (
     DECLARE_RATE,
     GAME_DEALS,
@@ -53,8 +54,6 @@ from arbiter.engine.moves import Move
 from arbiter.engine.position import Position
 from arbiter.engine.rulesets import RULESETS
 
-#: Troubles in a row (no answer at all) after which the engine is not asked again.
-GIVE_UP_AFTER: Final = 3
 #: The most distinct disagreements a run keeps (each is shrunk).
 MOST_FINDINGS: Final = 40
 
@@ -314,7 +313,8 @@ class Player:
             return
         self._found.add(signature)
         for waiting in pending:  # the engine's answers before the shrink asks its own
-            answers[id(waiting[1])] = self.engine.receive(waiting[1])
+            if id(waiting[1]) not in answers:  # (read once: an earlier finding may have)
+                answers[id(waiting[1])] = self.engine.receive(waiting[1])
         case = game.case(point, asked.ask, signature)
         number = len(result.findings) + 1
         found = case.vector(f"play/{self.plan.seed}/{game.number}/found", asked.expect)

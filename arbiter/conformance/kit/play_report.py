@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from arbiter.conformance.kit.play import GIVE_UP_AFTER, Finding, PlayRun
+from arbiter.conformance.kit.checker import GIVE_UP_AFTER
+from arbiter.conformance.kit.play import Finding, PlayRun
 from arbiter.conformance.kit.report import failure_body, troubles_line, words, write_rich
 from arbiter.i18n import Lang
 

@@ -27,10 +27,10 @@ from arbiter.engine.moves import Move
 from arbiter.engine.obligations import NO_TRUMP, beats
 from arbiter.engine.position import Position
 from arbiter.engine.records import Decisive, DecisiveKind, Renuncio
-from arbiter.engine.rulesets import MATCH_COUNTERS, CanteStyle
+from arbiter.engine.rulesets import CanteStyle
 from arbiter.engine.scoring import MatchStanding
 from arbiter.engine.state import POSITION_FIELDS, DealState
-from arbiter.report import view_dict
+from arbiter.report import match_dict, view_dict
 
 #: What the view shows that the question must not: the answer to a ``legal_moves`` question.
 _NOT_SHOWN: Final = frozenset({"legal_moves"})
@@ -51,20 +51,6 @@ def _renuncio(v: Renuncio, header: Header) -> dict[str, Any]:
             "trick": v.trick}  # fmt: skip
 
 
-#: The standing's counters (deals won, loser points, tokens): one per match system.
-_COUNTERS: Final = tuple(counter for counter, _ in MATCH_COUNTERS.values())
-
-
-def _standing(header: Header, standing: MatchStanding) -> dict[str, Any]:
-    """The match standing, as the replay body's ``match`` shows it."""
-    rows = [
-        {"seat": s, "player": name, **{c: getattr(standing, c)[s] for c in _COUNTERS}}
-        for s, name in enumerate(header.players)
-    ]
-    return {"standings": rows, "over": standing.over, "winners": list(standing.winners),
-            "losers": list(standing.losers)}  # fmt: skip
-
-
 def position_json(position: Position) -> dict[str, Any]:
     """The ``position`` of a question asked at this point of the match."""
     header = position.header
@@ -80,7 +66,7 @@ def position_json(position: Position) -> dict[str, Any]:
         "mano": view.mano,
         **shown,
         "renuncios": [_renuncio(v, header) for v in position.deal.violations],
-        "match": _standing(header, position.standing),
+        "match": match_dict(header, position.standing),
     }
 
 

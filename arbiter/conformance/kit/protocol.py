@@ -21,7 +21,6 @@ from typing import Any, Final
 KIT_VERSION: Final = 2
 #: The version of the questions: 2 adds the ``position`` beside the log; 1 is the log alone.
 PROTOCOL_VERSION: Final = 2
-PROTOCOLS: Final = (1, 2)
 #: The players of the kit's logs (the examples' names), by seat.
 NAMES: Final = ("ana", "bea", "carla", "dani", "eva")
 

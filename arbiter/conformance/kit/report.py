@@ -118,6 +118,7 @@ def _outcome_message(vector: Vector, lang: Lang) -> str:
 
 def _moves_apart(log: Any, expected: list[Any], said: Any, lang: Lang) -> list[str]:
     said = said if isinstance(said, list) else []
+    expected = expected or []  # null once the deal or the match is over: no move is legal
     wanted = {move_key(m): m for m in expected}
     given = {move_key(m): m for m in said}
     lines = []

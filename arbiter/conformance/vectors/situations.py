@@ -32,7 +32,7 @@ from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import parse_header
 from arbiter.engine.moves import SING, TUTE, Move
 from arbiter.engine.obligations import NO_TRUMP, beats
-from arbiter.engine.rulesets import RULESETS, CanteStyle, Options, Ruleset, partner
+from arbiter.engine.rulesets import CanteStyle, Options, Ruleset, partner
 from arbiter.engine.scoring import side_of
 
 #: The two of a suit (the card some engines let a player exchange for the turned card).
@@ -292,8 +292,3 @@ def situations_of(log: Mapping[str, Any]) -> list[Situation]:
     if len(found) != events + 1:  # the replay stopped at an illegal event
         return []
     return holding(found[-1], header.ruleset, header.options)
-
-
-def arises_in(situation: Situation) -> list[str]:
-    """The rulesets where ``situation`` can arise."""
-    return [name for name, r in RULESETS.items() if ARISES[situation](r)]

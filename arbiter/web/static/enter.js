@@ -106,6 +106,10 @@ class Editor {
   }
 
   showPlayProblem(lines) {
+    if (!this.session?.answer) {
+      this.showTableProblem(lines); // no position to show yet: a log refused as it was opened
+      return;
+    }
     this.state.verdict = null;
     this.showPlay();
     byId("verdict")?.replaceChildren(el("div", { class: "verdict verdict-error", "data-verdict": "error" }, ...lines.map((line) => el("p", { text: line }))));
@@ -196,7 +200,8 @@ class Editor {
   showPlay() {
     const prompt = this.prompt();
     const unknown = this.entry.unknownSlots().length > 0;
-    if (unknown) this.state.check = "pending"; // what was said of the cards before may not hold now
+    // what was said of the unknown cards before may not hold now (nor at all, once none is)
+    this.state.check = unknown ? "pending" : null;
     this.root.replaceChildren(renderTable(this.session, { ...this.state, prompt }, this.handlers()));
     this.mark("play");
     const focus = this.root.querySelector(".prompt button, .seat.acting .hand-now button");
@@ -241,23 +246,28 @@ class Editor {
   /** A log from a link: its deal `deal` (from 1; the last by default) becomes the deal at the
    *  table, the moves up to `event` made and the rest of its line kept to redo. */
   async open(log, place) {
-    const answer = await replay(log);
+    let answer = null;
+    if (!(await this.run(async () => { answer = await replay(log); }, (lines) => this.showTableProblem(lines)))) return;
     const index = Math.min(Math.max((place.deal ?? log.deals.length) - 1, 0), log.deals.length - 1);
     const given = log.deals[index];
-    const header = { ruleset: log.ruleset, players: log.players };
-    if (log.options) header.options = log.options;
-    if (log.notation) header.notation = log.notation;
     const dealer = answer.deals[index] ? answer.deals[index].dealer : given.dealer;
     const ruleset = log.ruleset;
     this.choice = {
       ruleset, count: log.players.length, names: log.players, notation: log.notation === "french" ? "french" : "spanish",
       options: log.options ?? {}, dealer, mode: Array.isArray(given.deck) ? "deck" : "hands",
     };
+    const header = headerOf(this.choice); // the header startPlay gives the same table
     this.entry = DealEntry.fromDeal(header, given, dealer);
     this.session = new PlaySession(header, this.entry, log.deals.slice(0, index));
     this.session.line = (given.events ?? []).slice();
     this.session.cursor = Math.min(place.event ?? this.session.line.length, this.session.line.length);
     if (await this.run()) this.showPlay();
+  }
+
+  /** The table's form with `lines` (a problem) above it. */
+  showTableProblem(lines) {
+    this.showTable();
+    this.root.prepend(el("div", { class: "problem", role: "alert" }, ...lines.map((line) => el("p", { text: line }))));
   }
 
   redraw() {
@@ -277,8 +287,7 @@ function openFromLink(editor) {
     editor.open(log, found).catch((error) => editor.showPlayProblem(problemLines(error)));
     return true;
   } catch (error) {
-    editor.showTable();
-    editor.root.prepend(el("div", { class: "problem", role: "alert" }, el("p", { text: t("error.fragment", { detail: error.message }) })));
+    editor.showTableProblem([t("error.fragment", { detail: error.message })]);
     return true;
   }
 }

@@ -6,7 +6,7 @@
 // The moves are a line with a cursor: undo and redo move the cursor; a different move played
 // before the end of the line is a "what if", and the line it left is kept to go back to.
 
-import { replay, validate } from "./service.js";
+import { ServiceError, replay, validate } from "./service.js";
 
 const sameMove = (a, b) => a && b && JSON.stringify(a) === JSON.stringify(b);
 
@@ -60,12 +60,25 @@ export class PlaySession {
   /** Judge `move` on the position now; play it when the referee lets it be played (a
    *  renuncio is played: the table plays on). Returns the verdict. */
   async propose(move) {
-    const body = this.stateId ? { state_id: this.stateId, move } : { ...this.log(), move };
-    const verdict = await validate(body);
+    const verdict = await this.judge(move);
     if (verdict.verdict === "illegal") return verdict;
     this.play(move);
     await this.refresh();
     return verdict;
+  }
+
+  /** The referee's verdict on `move`: by the position's state_id, and by the whole log when
+   *  the server cannot open that token (409: its secret rotated, say), as docs/api.md says. */
+  async judge(move) {
+    if (this.stateId) {
+      try {
+        return await validate({ state_id: this.stateId, move });
+      } catch (error) {
+        if (!(error instanceof ServiceError && error.status === 409)) throw error;
+        this.stateId = null;
+      }
+    }
+    return validate({ ...this.log(), move });
   }
 
   play(move) {
