@@ -564,8 +564,8 @@ def test_an_output_in_a_missing_folder_is_a_sentence_naming_it(
          f"cannot write {missing / 's.json'}: the folder {missing} does not exist"),
         (["conformance", "check", "--cmd", "true", "--json", missing / "r.json"],
          f"cannot write {missing / 'r.json'}: the folder {missing} does not exist"),
-        (["conformance", "export", "--out", tmp_path / "a-file" / "vectors"],
-         f"cannot write {tmp_path / 'a-file' / 'vectors'}: {tmp_path / 'a-file'} is not a folder"),
+        (["score", CLEAN_3P, "--quiet", "--out", tmp_path / "a-file" / "x.ndjson"],
+         f"cannot write {tmp_path / 'a-file' / 'x.ndjson'}: {tmp_path / 'a-file'} is not a folder"),
     ]  # fmt: skip
     for argv, said in cases:
         code, out, err = run(capsys, *argv)

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 import arbiter
-from arbiter.engine.cards import cards_of, format_card, parse_card
+from arbiter.engine.cards import Notation, cards_of, format_card, parse_card
 from arbiter.engine.errors import ArbiterError, SetupError
 from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import get_ruleset
-from arbiter.engine.setup import build_setup
+from arbiter.engine.setup import build_setup, deal_json
 from tests import reference
 
 CASES = list(reference.TABLES)
@@ -161,6 +161,34 @@ def test_deck_setup_deals_one_at_a_time_from_the_mano(
         assert parse_card(deck[-1]) in cards_of(result.hands[dealer])
     else:
         assert result.trump_card is None
+
+
+@pytest.mark.parametrize(("name", "players"), CASES)
+@pytest.mark.parametrize("as_deck", [False, True])
+@pytest.mark.parametrize("notation", ["spanish", "french"])
+def test_a_deal_the_engine_writes_reads_back_as_dealt(
+    name: str, players: int, as_deck: bool, notation: Notation
+) -> None:
+    """``deal_json`` (the one writer of a deal's JSON: random games, play-testing, the vectors'
+    generator) writes what ``build_setup`` reads: the same hands, stock and trump card, as
+    ``hands`` or as a ``deck``, for every dealer."""
+    size = reference.HAND_SIZE[(name, players)]
+    cards = [parse_card(c) for c in shuffled_pack(name, players)]
+    hands = [cards[s * size : (s + 1) * size] for s in range(players)]
+    stock = cards[players * size :]
+    ruleset = get_ruleset(name)
+    for dealer in range(players):
+        raw = deal_json(ruleset, dealer, hands, stock, as_deck=as_deck, notation=notation)
+        assert ("deck" in raw, "hands" in raw) == (as_deck, not as_deck)
+        result = setup(name, players, raw, notation)
+        assert result.hands == tuple(sum(1 << c for c in hand) for hand in hands)
+        assert list(result.stock) == stock
+        if name == reference.STOCK:
+            assert result.trump_card == stock[-1]
+        elif name in reference.DEALER_TRUMP:
+            assert result.trump_card == hands[dealer][-1]
+        else:
+            assert result.trump_card is None
 
 
 def test_deck_example_tute_4p() -> None:

@@ -1,4 +1,4 @@
-"""Logs the referee refuses, one :class:`~arbiter.conformance.vectors.rules.SetupFault` at a time.
+"""Logs the referee refuses, one :class:`~devtools.vectors.rules.SetupFault` at a time.
 
 Each fault is made by changing one thing in a correct log of the table — a card repeated, a
 hand too short, a stock where there is none, an option value out of range... — in a few places
@@ -13,11 +13,11 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from arbiter.conformance.vectors.card_codes import pack
-from arbiter.conformance.vectors.probing import Table
-from arbiter.conformance.vectors.rules import SetupFault
 from arbiter.engine.cards import SPANISH_SUIT_LETTERS
 from arbiter.engine.rulesets import RULESETS, OptionSpec
+from devtools.vectors.card_codes import pack
+from devtools.vectors.probing import Table
+from devtools.vectors.rules import SetupFault
 
 Log = dict[str, Any]
 Breaker = Callable[[Table, Log, random.Random], Iterator[Log]]

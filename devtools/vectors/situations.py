@@ -4,7 +4,7 @@ covers the rules (docs/conformance.md, "Situations").
 A rule name says what a vector checks; a situation says where: a follower of a trick that a
 trump wins, holding cards of the suit led above and below its best card; a tute open after a
 won trick; a cante open to a side that has sung before... Each :class:`Situation` has a
-predicate over a :class:`~arbiter.conformance.vectors.positions.Spot` (the engine's position
+predicate over a :class:`~devtools.vectors.positions.Spot` (the engine's position
 view of the point where the question is asked), the rulesets where it can arise
 (:data:`ARISES`) and the move whose verdict shows it (:func:`move_of`). The search offers a
 ``legal_moves`` vector and a verdict on that move wherever a situation holds; the coverage
@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, Final
 
-from arbiter.conformance.vectors.positions import Spot, spots
 from arbiter.engine.cards import (
     HORSE,
     KING,
@@ -34,6 +33,7 @@ from arbiter.engine.moves import SING, TUTE, Move
 from arbiter.engine.obligations import NO_TRUMP, beats
 from arbiter.engine.rulesets import CanteStyle, Options, Ruleset, partner
 from arbiter.engine.scoring import side_of
+from devtools.vectors.positions import Spot, spots
 
 #: The two of a suit (the card some engines let a player exchange for the turned card).
 TWO: Final = 2

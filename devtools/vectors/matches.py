@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from arbiter.conformance.vectors.hand_built import Deal, log_of, tute_deals
-from arbiter.conformance.vectors.probing import Table, body_of, named
 from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS
 from arbiter.simulate import random_log
+from devtools.vectors.hand_built import Deal, log_of, tute_deals
+from devtools.vectors.probing import Table, body_of, named
 
 
 def counter(table: Table) -> str:

@@ -16,10 +16,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from arbiter.conformance.kit.protocol import EXPECT_KINDS, Ask, Kind, kind_of
+from arbiter.conformance.kit.dealing import option_values
+from arbiter.conformance.kit.protocol import EXPECT_KINDS, Ask, Family, Kind, family_of, kind_of
 from arbiter.conformance.kit.referee_answers import referee_answer
-from arbiter.conformance.vectors import card_codes, hand_built
-from arbiter.conformance.vectors.game_search import (
+from arbiter.engine.cards import SPANISH_SUIT_LETTERS, cards_of
+from arbiter.engine.log import MAX_DEALS
+from arbiter.engine.moves import Move
+from arbiter.engine.obligations import Obligation
+from arbiter.engine.rulesets import RULESETS, resolve_options
+from arbiter.engine.scoring import Reason
+from arbiter.engine.state import IllegalCode
+from devtools.vectors import card_codes, hand_built
+from devtools.vectors.game_search import (
     OPTION_FOCUS,
     GameSearch,
     Walked,
@@ -27,9 +35,9 @@ from arbiter.conformance.vectors.game_search import (
     void_with_trumps,
     walked,
 )
-from arbiter.conformance.vectors.matches import DealBank, matches_to, target_option
-from arbiter.conformance.vectors.positions import Spot, spots
-from arbiter.conformance.vectors.probing import (
+from devtools.vectors.matches import DealBank, matches_to, target_option
+from devtools.vectors.positions import Spot, spots
+from devtools.vectors.probing import (
     OptionProbe,
     Prober,
     Table,
@@ -39,33 +47,23 @@ from arbiter.conformance.vectors.probing import (
     prefix,
     with_options,
 )
-from arbiter.conformance.vectors.rules import (
+from devtools.vectors.rules import (
     SETUP,
     Call,
-    Family,
     call,
     declaration,
     exercised,
-    family_of,
     illegal,
     obligation,
-    option_values,
     outcome,
     rule,
     rules_for,
     setup,
     situation,
 )
-from arbiter.conformance.vectors.selection import Pool
-from arbiter.conformance.vectors.setup_faults import BREAKERS
-from arbiter.conformance.vectors.situations import ARISES, HOLDS, NEEDS, Situation, move_of
-from arbiter.engine.cards import SPANISH_SUIT_LETTERS, cards_of
-from arbiter.engine.log import MAX_DEALS
-from arbiter.engine.moves import Move
-from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import RULESETS, resolve_options
-from arbiter.engine.scoring import Reason
-from arbiter.engine.state import IllegalCode
+from devtools.vectors.selection import Pool
+from devtools.vectors.setup_faults import BREAKERS
+from devtools.vectors.situations import ARISES, HOLDS, NEEDS, Situation, move_of
 
 #: How many games or built positions each search looks at, per table (the search is bounded by
 #: these, never by time, so that it is the same on every machine).

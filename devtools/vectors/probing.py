@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import arbiter
+from arbiter.conformance.kit.dealing import option_values
 from arbiter.conformance.kit.protocol import EXPECT_KINDS, NAMES, Ask, dumps, events_in, kind_of
 from arbiter.conformance.kit.referee_answers import referee_answer
-from arbiter.conformance.vectors.rules import option_rule, option_values, rules_for
-from arbiter.conformance.vectors.selection import Pool
 from arbiter.engine.rulesets import RULESETS, OptionSpec
+from devtools.vectors.rules import option_rule, rules_for
+from devtools.vectors.selection import Pool
 
 
 class Table(NamedTuple):

@@ -15,10 +15,16 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from arbiter.conformance.kit.protocol import Ask, Kind, events_in
-from arbiter.conformance.vectors.card_codes import card, suit_of
-from arbiter.conformance.vectors.positions import Spot, spots
-from arbiter.conformance.vectors.probing import (
+from arbiter.conformance.kit.protocol import Ask, Family, Kind, events_in
+from arbiter.engine.cards import SEVEN, Suit
+from arbiter.engine.moves import Move, TuteOf
+from arbiter.engine.obligations import Obligation
+from arbiter.engine.rulesets import RULESETS, partner
+from arbiter.engine.state import CHECK_ORDER, IllegalCode
+from arbiter.simulate import random_log
+from devtools.vectors.card_codes import card, suit_of
+from devtools.vectors.positions import Spot, spots
+from devtools.vectors.probing import (
     Prober,
     Table,
     appended,
@@ -29,12 +35,11 @@ from arbiter.conformance.vectors.probing import (
     prefix,
     with_options,
 )
-from arbiter.conformance.vectors.rules import (
+from devtools.vectors.rules import (
     CALLS,
     DECLARATIONS,
     ILLEGAL,
     Call,
-    Family,
     call,
     declaration,
     illegal,
@@ -42,12 +47,6 @@ from arbiter.conformance.vectors.rules import (
     outcome,
     rule,
 )
-from arbiter.engine.cards import SEVEN, Suit
-from arbiter.engine.moves import Move, TuteOf
-from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import RULESETS, partner
-from arbiter.engine.state import CHECK_ORDER, IllegalCode
-from arbiter.simulate import random_log
 
 LEGAL, VERDICT, REPLAY = Kind.LEGAL_MOVES, Kind.VERDICT, Kind.REPLAY
 #: The codes a declaration by the seat about to lead can draw, by event type: the engine's

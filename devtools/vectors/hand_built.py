@@ -15,8 +15,11 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from arbiter.conformance.kit.protocol import NAMES
-from arbiter.conformance.vectors.card_codes import card, pack, rank_of, suit_of
-from arbiter.conformance.vectors.probing import (
+from arbiter.engine.cards import HORSE, KING, SEVEN
+from arbiter.engine.cards import SPANISH_SUIT_LETTERS as SUITS
+from arbiter.engine.rulesets import RULESETS
+from devtools.vectors.card_codes import card, pack, rank_of, suit_of
+from devtools.vectors.probing import (
     Table,
     appended,
     body_of,
@@ -24,9 +27,6 @@ from arbiter.conformance.vectors.probing import (
     moves_key,
     play,
 )
-from arbiter.engine.cards import HORSE, KING, SEVEN
-from arbiter.engine.cards import SPANISH_SUIT_LETTERS as SUITS
-from arbiter.engine.rulesets import RULESETS
 
 Deal = dict[str, Any]
 Log = dict[str, Any]

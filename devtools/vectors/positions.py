@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.conformance.vectors.card_codes import suit_of
 from arbiter.engine.cards import card_codes, cards_of, format_suit
 from arbiter.engine.match import MatchState, replay
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.position import PositionView
 from arbiter.engine.state import DealState
+from devtools.vectors.card_codes import suit_of
 
 _CODES = card_codes("spanish")
 
