@@ -29,6 +29,7 @@ from arbiter.conformance.kit.grading import Grade
 from arbiter.conformance.kit.positions import position_of
 from arbiter.conformance.kit.protocol import Ask, KitError, Vector
 from arbiter.conformance.kit.vector_files import MANIFEST, PUBLISHED, load
+from arbiter.engine.cards import Suit, parse_card
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS, Options
 from arbiter.engine.scoring import Reason
@@ -429,10 +430,14 @@ def test_the_trumped_trick_of_the_issue_is_that_situation() -> None:
     """Trump espadas, trick 2O 10E 11O, the follower holds 12O 1O 3O 5O: any oros will do, and
     the verdict that shows it is on the five."""
     table = Table("tute-4p", 4)
-    follower = ["12O", "1O", "3O", "5O"]
-    deal = hand_built.shaped(table, random.Random(1), {0: ["2O"], 1: ["10E"], 2: ["11O"],
-                                                       3: follower},
-                             void={1: "O"}, trump_suit="E")  # fmt: skip
+    fixed = {0: ["2O"], 1: ["10E"], 2: ["11O"], 3: ["12O", "1O", "3O", "5O"]}
+    deal = hand_built.shaped(
+        table,
+        random.Random(1),
+        {seat: [parse_card(c) for c in cards] for seat, cards in fixed.items()},
+        void={1: [Suit.OROS]},
+        trump_suit=Suit.ESPADAS,
+    )
     assert deal is not None
     plays = [{"type": "play", "seat": s, "card": c} for s, c in enumerate(["2O", "10E", "11O"])]
     log = hand_built.log_of(table, [{**deal, "events": plays}])

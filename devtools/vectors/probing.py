@@ -71,13 +71,6 @@ def body_of(log: Any) -> dict[str, Any]:
     return arbiter.replay(log).to_dict()
 
 
-def body_with_steps(log: Any) -> dict[str, Any]:
-    """The referee's replay body with every deal's steps (the log must be accepted)."""
-    from arbiter.service import LIBRARY
-
-    return LIBRARY.replay(log, steps=True).to_dict()
-
-
 def moves_key(moves: Sequence[Mapping[str, Any]] | None) -> list[str] | None:
     """Legal moves in an order-free form."""
     return None if moves is None else sorted(dumps(m) for m in moves)

@@ -13,9 +13,9 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from arbiter.engine.cards import SPANISH_SUIT_LETTERS
+from arbiter.engine.cards import format_card, make_card
 from arbiter.engine.rulesets import RULESETS, OptionSpec
-from devtools.vectors.card_codes import pack
+from devtools.vectors.hand_built import SUITS, pack
 from devtools.vectors.probing import Table
 from devtools.vectors.rules import SetupFault
 
@@ -79,10 +79,10 @@ def card_not_in_pack(table: Table, log: Log, rng: random.Random) -> Iterator[Log
     removed = RULESETS[table.ruleset].removed_rank[table.players]
     if removed is None:
         return
-    for suit in rng.sample(SPANISH_SUIT_LETTERS, 2):
+    for suit in rng.sample(SUITS, 2):
         out, deal = _copy(log)
         cards = _cards(deal)
-        cards[rng.randrange(len(cards))] = f"{removed}{suit}"
+        cards[rng.randrange(len(cards))] = format_card(make_card(removed, suit))
         yield out
 
 
@@ -122,7 +122,7 @@ def stock(table: Table, log: Log, rng: random.Random) -> Iterator[Log]:
 def trump_card(table: Table, log: Log, rng: random.Random) -> Iterator[Log]:
     out, deal = _copy(log)
     if "trump_card" not in deal:
-        deal["trump_card"] = pack(*table)[0]
+        deal["trump_card"] = format_card(pack(table)[0])
         yield out
         return
     del deal["trump_card"]
