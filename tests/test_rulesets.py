@@ -16,7 +16,9 @@ from arbiter.engine.cards import make_card, mask_points, pack_mask
 from arbiter.engine.errors import ArbiterError, OptionError
 from arbiter.engine.log import parse_header
 from arbiter.engine.rulesets import RULESETS, Options, get_ruleset, resolve_options
+from arbiter.i18n import ruleset_dict
 from arbiter.simulate import random_deal_cards
+from arbiter.words import CATALOGUE
 from tests.reference import DEFAULT_OPTIONS as DEFAULTS
 
 NAMES = ("tute-2p", "tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde")
@@ -174,9 +176,12 @@ def test_outcome_and_match_system(name: str, outcome: str, match: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_ruleset_description_for_the_api(name: str) -> None:
-    body = get_ruleset(name).to_dict()
-    assert body["name"] == name
-    assert isinstance(body["title"], str) and body["title"]
+    body = ruleset_dict(get_ruleset(name))
+    assert list(body)[:2] == ["name", "title"] and body["name"] == name
+    # the title is words of the catalogue, English in the API (and the page's label)
+    words = CATALOGUE["en"]
+    assert body["title"] == words[f"ruleset.{name}"] == words[f"page.ruleset.{name}"]
+    assert CATALOGUE["es"][f"ruleset.{name}"] and "title" not in get_ruleset(name).to_dict()
     assert isinstance(body["description"], str) and body["description"]
     assert body["players"] == list(SEATS[name])
     assert body["cards_per_player"] == {str(n): d[0] for n, d in SEATS[name].items()}
