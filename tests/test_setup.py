@@ -52,9 +52,9 @@ def hands_deal(name: str, players: int, dealer: int | None = None) -> dict[str, 
     cards = shuffled_pack(name, players)
     hands = [cards[s * size : (s + 1) * size] for s in range(players)]
     deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
-    if name == "tute-2p":
+    if name == reference.STOCK:
         deal["stock"] = cards[players * size :]
-    elif name in ("tute-3p", "tute-4p"):
+    elif name in reference.DEALER_TRUMP:
         deal["trump_card"] = hands[dealer][-1]
     return deal
 
@@ -81,11 +81,11 @@ def test_hands_setup(name: str, players: int) -> None:
     result = setup(name, players, deal)
     assert result.dealer == players - 1
     assert [codes(h) for h in result.hands] == [set(h) for h in deal["hands"]]
-    if name == "tute-2p":
+    if name == reference.STOCK:
         assert [format_card(c) for c in result.stock] == deal["stock"]
         assert format_card(result.trump_card) == deal["stock"][-1]
         assert result.trump == SUIT_OF[deal["stock"][-1][-1]]
-    elif name in ("tute-3p", "tute-4p"):
+    elif name in reference.DEALER_TRUMP:
         assert result.stock == ()
         assert format_card(result.trump_card) == deal["trump_card"]
         assert result.trump == SUIT_OF[deal["trump_card"][-1]]
@@ -150,11 +150,11 @@ def test_deck_setup_deals_one_at_a_time_from_the_mano(
         seat = (mano + k) % players
         expected = {deck[k + players * i] for i in range(size)}
         assert codes(result.hands[seat]) == expected, seat
-    if name == "tute-2p":
-        assert [format_card(c) for c in result.stock] == deck[16:]
-        assert len(result.stock) == 24
+    if name == reference.STOCK:
+        assert [format_card(c) for c in result.stock] == deck[players * size :]
+        assert len(result.stock) == len(deck) - players * size
         assert format_card(result.trump_card) == deck[-1]
-    elif name in ("tute-3p", "tute-4p"):
+    elif name in reference.DEALER_TRUMP:
         assert result.stock == ()
         assert format_card(result.trump_card) == deck[-1]
         # The last card dealt goes to the dealer.
@@ -387,7 +387,7 @@ def test_missing_stock() -> None:
     _expect("tute-2p", 2, deal, ("stock",))
 
 
-@pytest.mark.parametrize(("name", "players"), [c for c in CASES if c[0] != "tute-2p"])
+@pytest.mark.parametrize(("name", "players"), [c for c in CASES if c[0] != reference.STOCK])
 def test_stock_where_the_ruleset_has_none(name: str, players: int) -> None:
     deal = hands_deal(name, players)
     deal["stock"] = []
@@ -395,7 +395,7 @@ def test_stock_where_the_ruleset_has_none(name: str, players: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "players"), [c for c in CASES if c[0] not in ("tute-3p", "tute-4p")]
+    ("name", "players"), [c for c in CASES if c[0] not in reference.DEALER_TRUMP]
 )
 def test_trump_card_where_the_ruleset_has_none(name: str, players: int) -> None:
     deal = hands_deal(name, players)
