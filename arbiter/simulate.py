@@ -1,8 +1,9 @@
 """Random games: logs that a table of careless players could have produced.
 
-Used by the property tests, the benchmarks and the examples. Players pick uniformly among their
-correct plays and open declarations; with ``renuncio_rate`` they play any card of their hand
-instead (which may be a renuncio). Every log is deterministic given the ``random.Random``.
+Used by the property tests, the benchmarks, the examples, play-testing and the vectors'
+generator. Players pick uniformly among their correct plays and open declarations; with
+``renuncio_rate`` they play any card of their hand instead (which may be a renuncio). Every log
+is deterministic given the ``random.Random``.
 """
 
 from __future__ import annotations
