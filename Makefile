@@ -95,8 +95,8 @@ run: install
 
 lint: install-test
 	$(BIN)/ruff check arbiter tests benchmarks devtools
-	$(BIN)/ruff format --check arbiter
-	$(BIN)/mypy arbiter
+	$(BIN)/ruff format --check arbiter devtools
+	$(BIN)/mypy arbiter devtools
 
 pytest: install-test
 	$(BIN)/pytest -q
