@@ -486,6 +486,46 @@ def test_docs_have_their_own_policy() -> None:
     assert "//" not in "".join(re.findall(r'(?:src|href)="([^"]*)"', page.get_data(as_text=True)))
 
 
+#: Answers of every kind: the API's (by Flask, and by the hot path of the frame), the page's,
+#: its static files and the Swagger UI's assets, which set their own Cache-Control.
+EVERY_KIND = [
+    ("GET", "/", {}),
+    ("GET", "/enter", {}),
+    ("GET", "/static/referee.js", {}),
+    ("GET", "/static/favicon.svg", {}),
+    ("GET", "/docs/", {}),
+    ("GET", "/docs/swagger-ui-bundle.js", {}),
+    ("GET", "/docs/swagger-initializer.js", {}),
+    ("GET", "/docs", {}),
+    ("GET", "/v1/openapi.yaml", {}),
+    ("GET", "/v1/rulesets", {}),
+    ("GET", "/healthz", {}),
+    ("GET", "/metrics", {}),
+    ("GET", "/nope", {}),
+    ("POST", "/v1/replays", {"json": COMPLETE_LOG}),
+    ("POST", "/v1/moves/validate", {"json": {**MID_LOG, "move": NEXT_MOVE}}),
+    ("POST", "/v1/replays", {"data": b"{", "content_type": JSON}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs"), EVERY_KIND)
+def test_no_answer_has_a_header_twice(method: str, path: str, kwargs: dict[str, Any]) -> None:
+    """The policy's headers are added only where the answer has none of its own (a static
+    file's Cache-Control is not followed by the API's ``no-store``)."""
+    response = client_of().open(path, method=method, **kwargs)
+    assert response.status_code < 500
+    names = [name.lower() for name, _ in response.headers]
+    assert sorted(names) == sorted(set(names)), response.headers
+
+
+@pytest.mark.parametrize("path", ["/static/referee.js", "/docs/swagger-ui-bundle.js"])
+def test_an_answers_own_cache_control_is_kept(path: str) -> None:
+    response = client_of().get(path)
+    assert response.status_code == 200
+    (own,) = response.headers.getlist("Cache-Control")
+    assert own != API_HEADERS["Cache-Control"]
+
+
 @pytest.mark.parametrize(
     ("method", "path", "kwargs"),
     [
