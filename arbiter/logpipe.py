@@ -41,6 +41,7 @@ import mmap
 import os
 import select
 import sys
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
@@ -83,8 +84,9 @@ class LineWriter:
 
     :meth:`put` only queues, under a lock held for the copy of the line; the thread, started
     on the first line, writes the queue every :data:`FLUSH_SECONDS` in writes of whole lines
-    of at most :data:`WRITE_BYTES` (a longer line alone). Also flushed at exit. A forked child
-    starts empty, with a thread of its own (the parent's lines are the parent's to write).
+    of at most :data:`WRITE_BYTES` (a longer line alone); an exit waits a while for it. A
+    forked child starts empty, with a thread of its own (the parent's lines are the parent's
+    to write).
 
     ``cell``, when set (:meth:`count_in`), is a shared counter of the lines this writer has
     taken and neither written nor said it dropped: what is lost if the process dies now."""
@@ -104,7 +106,7 @@ class LineWriter:
         self._unwritten = 0  # lines queued, being written, or dropped and not said so
         self._partial = bytearray()  # what QueuedStream got after its last newline
         self._lock = _lock()  # the queue's
-        self._flushing = _lock()  # one flush at a time (the thread's, or the exit's)
+        self._flushing = _lock()  # held by the thread's flush (close() waits for it)
         self._started = False
         self._closed = False
         self._cell: memoryview | None = None
@@ -177,7 +179,7 @@ class LineWriter:
     def _run(self, sleep: Callable[[float], None]) -> None:
         while not self._closed:
             sleep(FLUSH_SECONDS)
-            self.flush(-1)  # the thread waits as long as it takes
+            self._flush()
 
     def close(self) -> None:
         """Write nothing more (the thread stops): for a descriptor about to be closed. Waits
@@ -187,18 +189,24 @@ class LineWriter:
         atexit.unregister(self._at_exit)
 
     def _at_exit(self) -> None:
+        """What is queued, written by the thread: waited for at most :data:`EXIT_WAIT`
+        seconds. The process never writes itself (a write to a log that is not read would
+        wait for ever, and a process must stop)."""
         if self._partial:  # a line never ended is a line
             self.put_text("\n")
-        self.flush(EXIT_WAIT)
+        sleep = _native("time", "sleep")
+        deadline = time.monotonic() + EXIT_WAIT
+        while self._started and not self._closed and self._unwritten > 0:
+            if time.monotonic() >= deadline:
+                return
+            sleep(FLUSH_SECONDS / 5)
 
-    def flush(self, wait: float = EXIT_WAIT) -> None:
-        """Write every line queued, then the count of those dropped, if any. Waits at most
-        ``wait`` seconds for a write of the thread's in progress (at exit: a log that is not
-        read must not keep a process from stopping); a write that fails counts its lines as
+    def _flush(self) -> None:
+        """The thread's: write every line queued, then the count of those dropped, if any
+        (waiting as long as the descriptor makes it); a write that fails counts its lines as
         dropped (a log must not fail the service)."""
         flushing = self._flushing
-        if not flushing.acquire(True, wait):
-            return
+        flushing.acquire()
         try:
             if self._closed:
                 return

@@ -326,3 +326,43 @@ def test_a_ledger_gives_each_slot_once(slots: int) -> None:
     assert ledger.take() is None  # that worker is not counted
     ledger.release(1 % slots)
     assert ledger.take() == 1 % slots
+
+
+#: A process that queues lines on standard error (a pipe) and exits at once.
+EXITING = textwrap.dedent(
+    """
+    import os, sys
+    from arbiter.logpipe import LineWriter
+
+    writer = LineWriter(2)
+    if sys.argv[1] == "full":
+        os.set_blocking(2, False)
+        try:
+            while True:
+                os.write(2, b"\\n" * 512)
+        except BlockingIOError:
+            os.set_blocking(2, True)
+    for i in range(1000):
+        writer.put(b"line %d\\n" % i)
+    """
+)
+
+
+def test_an_exit_writes_what_is_queued() -> None:
+    process = subprocess.run(
+        [sys.executable, "-c", EXITING, "read"], cwd=ROOT, capture_output=True, timeout=WAIT
+    )
+    assert process.returncode == 0
+    assert process.stderr == b"".join(b"line %d\n" % i for i in range(1000))
+
+
+def test_an_exit_does_not_wait_for_a_log_nobody_reads() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-c", EXITING, "full"], cwd=ROOT, stderr=write_end
+        )
+        assert process.wait(WAIT) == 0  # it gave up on its lines (after EXIT_WAIT)
+    finally:
+        os.close(read_end)
+        os.close(write_end)

@@ -38,6 +38,7 @@ from typing import Any
 import orjson
 import pytest
 
+from devtools.gunicorn_support import children_of
 from tests import gunicorn_support
 from tests.gunicorn_support import HOST, read_response, requests_by_worker
 
@@ -101,12 +102,7 @@ class StuckLog:
         return written == 0
 
     def workers(self) -> set[int]:
-        pid = self.process.pid
-        try:
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except FileNotFoundError:
-            return set()
-        return {int(c) for c in children}
+        return children_of(self.process.pid)
 
     def until(self, done: Any, what: str, reading: bool) -> None:
         """Until ``done()`` (reading the pipe all along when ``reading``), at most WAIT."""
