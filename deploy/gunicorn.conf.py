@@ -54,7 +54,9 @@ loglevel = _settings.log_level.lower()
 # of the machine would share and remove: the service does not use it.
 control_socket_disable = True
 # gunicorn's own lines (and its access log, when ARBITER_ACCESS_LOG asks for one) in the
-# service's format: JSON objects with ARBITER_LOG_JSON, the default.
+# service's format: JSON objects with ARBITER_LOG_JSON, the default. It also queues every line of
+# the master and the workers (standard error and output), so that no line ever waits for a log
+# that is not read (arbiter/logpipe.py; the trade-off: deploy/README.md, "Logs: a log nobody reads").
 logger_class = "arbiter.jsonlog.GunicornLogger"
 
 # One state key per server, drawn here in the master when none is configured, so that every
@@ -85,9 +87,23 @@ def when_ready(server):
             os.remove(os.path.join(metrics_dir, name))
 
 
+# A worker counts the log lines it has not written yet in memory it shares with the master, which
+# says how many a worker that died (killed, or stopped on a log nobody reads) never wrote.
+def pre_fork(server, worker):
+    from arbiter.logpipe import before_fork
+
+    before_fork(worker)
+
+
+def post_fork(server, worker):
+    from arbiter.logpipe import after_fork
+
+    after_fork(worker)
+
+
 def post_worker_init(worker):
-    # The app's access lines go to a thread of the worker that writes them: a request never
-    # waits for its line (arbiter/api/logs.py; the trade-off: deploy/README.md, "Access log").
+    # The app's access lines go straight to the queue of the worker's standard error, without a
+    # logging record (arbiter/api/logs.py).
     from arbiter.api.logs import queue_lines
 
     queue_lines(worker.app.callable)
@@ -96,7 +112,10 @@ def post_worker_init(worker):
 def child_exit(server, worker):
     from prometheus_client import multiprocess
 
+    from arbiter.logpipe import after_exit
+
     multiprocess.mark_process_dead(worker.pid)
+    after_exit(server.log, worker)
 
 
 def on_exit(server):

@@ -103,12 +103,7 @@ class Gunicorn:
 
     def workers(self) -> set[int]:
         """The pids of the master's children (its workers), from /proc."""
-        pid = self.process.pid
-        try:
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        except FileNotFoundError:
-            return set()
-        return {int(c) for c in children}
+        return children_of(self.process.pid)
 
     def wait_workers(self, count: int, timeout: float = 15.0) -> set[int]:
         deadline = time.monotonic() + timeout
@@ -118,6 +113,15 @@ class Gunicorn:
                 return pids
             time.sleep(0.05)
         raise TimeoutError(f"gunicorn did not get to {count} workers: {self.workers()}")
+
+
+def children_of(pid: int) -> set[int]:
+    """The pids of the children of process ``pid`` (a gunicorn master's workers), from /proc."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except FileNotFoundError:
+        return set()
+    return {int(c) for c in children}
 
 
 def post_json(

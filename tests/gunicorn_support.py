@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from prometheus_client.mmap_dict import MmapedDict
+
 from devtools import gunicorn_support as shared
 from devtools.gunicorn_support import (
     BOOT_TIMEOUT,
@@ -41,6 +43,7 @@ __all__ = [
     "post_json",
     "read_response",
     "request",
+    "requests_by_worker",
     "serving",
     "start",
     "stop",
@@ -62,6 +65,19 @@ def access_fields(path: Path) -> list[list[str]]:
     for line in path.read_text().splitlines():
         message = json.loads(line)["message"] if line.startswith("{") else line
         out.append([field.strip("<>") for field in message.split()])  # gunicorn writes <pid>
+    return out
+
+
+def requests_by_worker(metrics_dir: Path, **labels: str) -> dict[int, float]:
+    """``arbiter_requests_total{labels}`` as each process wrote it in its own file of
+    Prometheus' multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``): which worker answered what."""
+    out: dict[int, float] = {}
+    for path in metrics_dir.glob("counter_*.db"):
+        pid = int(path.stem.split("_")[1])
+        for key, value, _ts, _pos in MmapedDict.read_all_values_from_file(str(path)):
+            _metric, name, key_labels, _help = json.loads(key)
+            if name == "arbiter_requests_total" and key_labels == labels:
+                out[pid] = out.get(pid, 0.0) + value
     return out
 
 

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import io
 import logging
-import os
 import random
 import re
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,7 +29,7 @@ from werkzeug.test import TestResponse
 
 import arbiter
 from arbiter.api import create_app, logs
-from arbiter.jsonlog import PLAIN_FORMAT, JsonFormatter
+from arbiter.jsonlog import JsonFormatter, formatter
 from arbiter.settings import Settings, SettingsError
 from arbiter.simulate import random_log
 from tests.api_support import (
@@ -488,6 +486,46 @@ def test_docs_have_their_own_policy() -> None:
     assert "//" not in "".join(re.findall(r'(?:src|href)="([^"]*)"', page.get_data(as_text=True)))
 
 
+#: Answers of every kind: the API's (by Flask, and by the hot path of the frame), the page's,
+#: its static files and the Swagger UI's assets, which set their own Cache-Control.
+EVERY_KIND = [
+    ("GET", "/", {}),
+    ("GET", "/enter", {}),
+    ("GET", "/static/referee.js", {}),
+    ("GET", "/static/favicon.svg", {}),
+    ("GET", "/docs/", {}),
+    ("GET", "/docs/swagger-ui-bundle.js", {}),
+    ("GET", "/docs/swagger-initializer.js", {}),
+    ("GET", "/docs", {}),
+    ("GET", "/v1/openapi.yaml", {}),
+    ("GET", "/v1/rulesets", {}),
+    ("GET", "/healthz", {}),
+    ("GET", "/metrics", {}),
+    ("GET", "/nope", {}),
+    ("POST", "/v1/replays", {"json": COMPLETE_LOG}),
+    ("POST", "/v1/moves/validate", {"json": {**MID_LOG, "move": NEXT_MOVE}}),
+    ("POST", "/v1/replays", {"data": b"{", "content_type": JSON}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs"), EVERY_KIND)
+def test_no_answer_has_a_header_twice(method: str, path: str, kwargs: dict[str, Any]) -> None:
+    """The policy's headers are added only where the answer has none of its own (a static
+    file's Cache-Control is not followed by the API's ``no-store``)."""
+    response = client_of().open(path, method=method, **kwargs)
+    assert response.status_code < 500
+    names = [name.lower() for name, _ in response.headers]
+    assert sorted(names) == sorted(set(names)), response.headers
+
+
+@pytest.mark.parametrize("path", ["/static/referee.js", "/docs/swagger-ui-bundle.js"])
+def test_an_answers_own_cache_control_is_kept(path: str) -> None:
+    response = client_of().get(path)
+    assert response.status_code == 200
+    (own,) = response.headers.getlist("Cache-Control")
+    assert own != API_HEADERS["Cache-Control"]
+
+
 @pytest.mark.parametrize(
     ("method", "path", "kwargs"),
     [
@@ -705,7 +743,8 @@ def _record(message_args: tuple[Any, ...], **extra: Any) -> logging.LogRecord:
 @pytest.mark.parametrize("as_json", [True, False])
 def test_an_access_line_is_the_line_logging_would_write(as_json: bool) -> None:
     """The access line is made without a LogRecord (arbiter.api.logs): the same line the
-    service's formatter writes for the record it replaced, but for the clock's reading."""
+    service's formatter writes for the record it replaced, but for the clock's reading (plain
+    text: the message and the fields it does not say)."""
     lines: list[bytes] = []
 
     class Lines:
@@ -727,10 +766,62 @@ def test_an_access_line_is_the_line_logging_would_write(as_json: bool) -> None:
         assert list(ours) == list(theirs)
     else:
         ours_text = line.decode().rstrip("\n")
-        theirs_text = logging.Formatter(PLAIN_FORMAT).format(record)
+        plain = {k: fields[k] for k in ("request_id", "duration_ms", "ruleset")}
+        theirs_text = formatter(False).format(_record(("POST", "/v1/replays", 422), **plain))
         assert ours_text.split(" ", 2)[2] == theirs_text.split(" ", 2)[2]
+        assert ours_text.endswith(" request_id=r-1 duration_ms=1.234 ruleset=tute-2p")
         stamp = " ".join(ours_text.split()[:2])
         assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}", stamp)
+
+
+#: A path that, written raw in a plain-text log, starts a forged ERROR line and clears the
+#: terminal of whoever reads it (issue 30, item 6).
+FORGING_PATH = "/x%0A2026-01-01 00:00:00,000 [1] [ERROR] arbiter: forged%1B[2J%0D%E2%80%A8"
+PLAIN_STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} \[\d+\] \[[A-Z]+\] ")
+
+
+def assert_one_plain_line(text: str) -> str:
+    """``text`` (what was written) is one plain-text line, with nothing a terminal obeys."""
+    assert text.endswith("\n") and text.count("\n") == 1, text
+    assert PLAIN_STAMP.match(text), text
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]", text), text
+    return text.rstrip("\n")
+
+
+def test_a_plain_access_line_escapes_what_the_client_sent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    client = client_of(log_json=False)
+    capsys.readouterr()
+    response = client.get(FORGING_PATH, headers={"X-Request-ID": 'a b"c'})
+    assert response.status_code == 404
+    line = assert_one_plain_line(capsys.readouterr().err)
+    path = "/x\\n2026-01-01 00:00:00,000 [1] [ERROR] arbiter: forged\\x1b[2J\\r\\u2028"
+    assert f"arbiter.access: GET {path} 404 request_id=" in line
+    # the fields the docs promise (request id, duration, ruleset), a quoted value quoted
+    assert line.endswith(" ruleset=-")
+    assert ' request_id="a b\\"c" duration_ms=' in line
+
+
+def test_a_plain_line_escapes_every_part_and_indents_a_traceback() -> None:
+    plain = formatter(False)
+    try:
+        raise ValueError("bad\n2026-01-01 00:00:00,000 [1] [ERROR] forged")
+    except ValueError as err:
+        exc_info = (type(err), err, err.__traceback__)
+    record = logging.LogRecord("gunicorn.error", logging.WARNING, __file__, 0,
+                               "refused a request from %s: %s", ("1.2.3.4", "X\x1b[2J\r\n"),
+                               exc_info)  # fmt: skip
+    record.__dict__["key\n"] = "v\x07 w"
+    lines = plain.format(record).split("\n")
+    first = assert_one_plain_line(lines[0] + "\n")
+    assert first.endswith(
+        "[WARNING] gunicorn.error: refused a request from 1.2.3.4: X\\x1b[2J\\r\\n"
+        ' key\\n="v\\x07 w"'
+    )
+    assert lines[1] == "    Traceback (most recent call last):"
+    assert all(line.startswith("    ") for line in lines[1:])  # none starts like a record
+    assert lines[-2:] == ["    ValueError: bad", "    2026-01-01 00:00:00,000 [1] [ERROR] forged"]
 
 
 def _when(stamp: str) -> float:
@@ -739,72 +830,6 @@ def _when(stamp: str) -> float:
 
     whole, _, millis = stamp.rstrip("Z").partition(".")
     return calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + int(millis) / 1000
-
-
-def _read_all(fd: int) -> bytes:
-    out = b""
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except BlockingIOError:
-            return out
-        if not data:
-            return out
-        out += data
-
-
-def test_the_line_writer_writes_whole_lines_in_order() -> None:
-    read_end, write_end = os.pipe()
-    os.set_blocking(read_end, False)
-    writer = logs.LineWriter(write_end)
-    try:
-        sent = [b"%d %s\n" % (i, b"x" * (i % 300)) for i in range(2000)]
-        for line in sent:
-            writer.put(line)
-        got = b""
-        for _ in range(200):  # the thread writes every FLUSH_SECONDS
-            got += _read_all(read_end)
-            if len(got) == sum(map(len, sent)):
-                break
-            threading.Event().wait(logs.FLUSH_SECONDS)
-        assert got == b"".join(sent)
-    finally:
-        writer.flush()
-        os.close(read_end)
-        os.close(write_end)
-
-
-def test_a_log_nobody_reads_never_holds_a_request() -> None:
-    """The pipe of the log is full and nobody reads it (a stuck log reader): the writer's
-    thread waits on it, requests do not. Past MAX_PENDING lines are dropped and counted, and
-    a line says how many once the log is read again."""
-    read_end, write_end = os.pipe()
-    writer = logs.LineWriter(write_end)
-    line = b"%s\n" % (b"y" * 199)
-    try:
-        writer.put(line)
-        count = 0
-        while count < 2 * logs.MAX_PENDING + 65536 // len(line):  # far past the pipe's room
-            writer.put(line)
-            count += 1
-        assert writer.dropped > 0  # put() returned every time: it only queues
-        os.set_blocking(read_end, False)
-        got = b""
-        for _ in range(400):
-            got += _read_all(read_end)
-            if b"access lines dropped" in got:
-                break
-            threading.Event().wait(logs.FLUSH_SECONDS)
-        assert b"access lines dropped: the log was not read" in got
-        kept = got.count(line)
-        assert kept >= logs.MAX_PENDING  # what the queue held was written
-        note = orjson.loads(got[got.index(b'{"time"') :].split(b"\n")[0])
-        assert note["level"] == "warning" and note["logger"] == "arbiter.access"
-        assert int(note["message"].split()[0]) + kept == count + 1
-    finally:
-        os.close(read_end)
-        writer.flush()
-        os.close(write_end)
 
 
 # --- metrics ------------------------------------------------------------------------------------

@@ -6,11 +6,11 @@ config reads (``ARBITER_BIND`` on a free 127.0.0.1 port, ``ARBITER_WORKERS``,
 config has no variable for gthread's thread count, so ``GUNICORN_CMD_ARGS=--threads 4``), with
 nothing of the calling shell's ``ARBITER_*``/``REDIS_*``; it is always stopped at teardown.
 
-- Prometheus multiprocess mode: two sync workers write their counters to files of
+- Prometheus multiprocess mode: two workers write their counters to files of
   ``PROMETHEUS_MULTIPROC_DIR`` (stale files of an earlier run are wiped at start); requests on
-  fresh connections spread over both workers, which the per-process files show, and every
-  scrape, whichever worker answers it, adds them up to exactly the number sent, also after a
-  worker has been killed and replaced.
+  two connections held open go to both workers (each holds one connection at a time), which
+  the per-process files show, and every scrape, whichever worker answers it, adds them up to
+  exactly the number sent, also after a worker has been killed and replaced.
 - Graceful shutdown: a request whose body is still arriving when the master gets SIGTERM is
   answered in full, and the master then exits 0 within the graceful timeout (the shipped
   worker, sync and gthread).
@@ -21,13 +21,13 @@ nothing of the calling shell's ``ARBITER_*``/``REDIS_*``; it is always stopped a
 from __future__ import annotations
 
 import functools
+import http.client
 import json
 import os
 import random
 import re
 import signal
 import socket
-import threading
 import time
 import uuid
 from collections import Counter
@@ -44,7 +44,7 @@ import arbiter
 from arbiter.simulate import random_log
 from tests import gunicorn_support
 from tests.api_support import metric_value, padded_body
-from tests.gunicorn_support import HOST, Gunicorn, read_response
+from tests.gunicorn_support import HOST, Gunicorn, read_response, requests_by_worker
 
 # Live gunicorns started, signalled and stopped: not in the quick loop.
 pytestmark = pytest.mark.slow
@@ -117,24 +117,19 @@ def metrics_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Metrics
     metrics_dir = workdir / "prometheus"
     metrics_dir.mkdir()
     stale = _plant_stale_file(metrics_dir)
-    server = start(workdir, PROMETHEUS_MULTIPROC_DIR=str(metrics_dir))
+    # One connection per worker at a time, and a kept-alive connection kept a minute: a client
+    # holding one connection open pins it to one worker (test_counts_of_both_workers_add_up).
+    server = start(
+        workdir,
+        PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+        ARBITER_WORKER_CONNECTIONS="1",
+        ARBITER_KEEPALIVE="60",
+    )
     try:
         yield MetricsServer(server, metrics_dir, stale)
     finally:
         status = _stop(server)
     assert status == 0, f"gunicorn exited with {status}:\n{server.output()[-3000:]}"
-
-
-def per_process_counts(metrics_dir: Path, **labels: str) -> dict[int, float]:
-    """``arbiter_requests_total{labels}`` as each process wrote it in its own file."""
-    out: dict[int, float] = {}
-    for path in metrics_dir.glob("counter_*.db"):
-        pid = int(path.stem.split("_")[1])
-        for key, value, _ts, _pos in MmapedDict.read_all_values_from_file(str(path)):
-            _metric, name, key_labels, _help = json.loads(key)
-            if name == "arbiter_requests_total" and key_labels == labels:
-                out[pid] = out.get(pid, 0.0) + value
-    return out
 
 
 def scrape(port: int) -> str:
@@ -152,45 +147,38 @@ def test_stale_files_are_wiped_at_start(metrics_server: MetricsServer) -> None:
 
 
 def test_counts_of_both_workers_add_up(metrics_server: MetricsServer) -> None:
+    """Both workers answer, by construction: a worker holds one connection at a time
+    (``ARBITER_WORKER_CONNECTIONS=1``), so while the first client keeps its connection open the
+    second client's goes to the other worker; each worker's own counter file says which."""
     server = metrics_server.server
     workers = server.wait_workers(2)
     before = metric_value(scrape(server.port), "arbiter_requests_total", **SCORES)
-    before_per_pid = per_process_counts(metrics_server.metrics_dir, **SCORES)
+    before_per_pid = requests_by_worker(metrics_server.metrics_dir, **SCORES)
     assert sum(before_per_pid.values()) == before
 
     def served() -> dict[int, float]:
         """What each process has answered since the start of this test."""
-        now = per_process_counts(metrics_server.metrics_dir, **SCORES)
+        now = requests_by_worker(metrics_server.metrics_dir, **SCORES)
         delta = {pid: n - before_per_pid.get(pid, 0.0) for pid, n in now.items()}
         return {pid: n for pid, n in delta.items() if n > 0}
 
-    sent = 0
-    lock = threading.Lock()
-    failures: list[str] = []
-
-    def client(requests: int) -> None:
-        nonlocal sent
-        for _ in range(requests):
-            status, data = post_json(server.port, "/v1/scores", LOG)
-            with lock:
-                sent += 1
-                if status != 200:
-                    failures.append(f"{status} {data[:200]!r}")
-
-    # Concurrent clients, each request on a fresh connection: while one worker is busy the
-    # other accepts. Batches until both workers have answered some (bounded).
-    for _batch in range(10):
-        threads = [threading.Thread(target=client, args=(10,)) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
-        if len(served()) == 2:
-            break
-    assert not failures, failures[:3]
-    by_pid = served()
-    assert set(by_pid) == workers, (by_pid, workers)  # spread over both, nobody else
-    assert sum(by_pid.values()) == sent
+    body = orjson.dumps(LOG)
+    clients = [http.client.HTTPConnection(HOST, server.port, timeout=15) for _ in range(2)]
+    answered_by = []
+    try:
+        for client in clients:  # the first stays open (kept alive) while the second connects
+            assert _post_scores(client, body) == 200
+            (pid,) = set(served()) - set(answered_by)
+            answered_by.append(pid)
+        assert set(answered_by) == workers
+        for _ in range(PER_CONNECTION - 1):
+            for client in clients:
+                assert _post_scores(client, body) == 200
+    finally:
+        for client in clients:
+            client.close()
+    assert served() == {pid: PER_CONNECTION for pid in answered_by}  # nobody else
+    sent = 2 * PER_CONNECTION
     for _ in range(6):  # whichever worker answers the scrape, the same total
         text = scrape(server.port)
         assert metric_value(text, "arbiter_requests_total", **SCORES) == before + sent
@@ -201,6 +189,17 @@ def test_counts_of_both_workers_add_up(metrics_server: MetricsServer) -> None:
             endpoint="/v1/scores",
         )
         assert count == before + sent
+
+
+PER_CONNECTION = 20  # requests on each kept-alive connection (under KEEPALIVE_REQUESTS)
+
+
+def _post_scores(client: http.client.HTTPConnection, body: bytes) -> int:
+    client.request("POST", "/v1/scores", body, {"Content-Type": "application/json"})
+    response = client.getresponse()
+    response.read()
+    assert not response.will_close  # the connection, and so the worker, stays the same
+    return response.status
 
 
 def _series(text: str) -> dict[str, float]:

@@ -358,3 +358,25 @@ def test_steps_must_be_a_boolean() -> None:
         )
         assert [e["pointer"] for e in problem["errors"]] == ["/steps"]
 
+
+
+# --- each step's legal moves, declarations included ----------------------------------------------
+
+
+def test_each_steps_legal_moves_are_those_of_the_log_cut_there() -> None:
+    """A step's ``legal_moves`` are the ``next.legal_moves`` of a replay of the log cut at that
+    step: plays and declarations (sing, exchange...) alike, at every step, not only the last.
+    The logs are chosen to hold steps where a declaration is allowed."""
+    for ruleset in ("tute-2p", "tute-4p"):
+        log = random_log(ruleset, random.Random(1), finish_last=False, stop_after=30)
+        events = log["deals"][-1]["events"]
+        steps = LIBRARY.replay(log, steps=True).to_dict()["deals"][-1]["steps"]
+        declarations = 0
+        for step in steps:
+            cut = copy.deepcopy(log)
+            cut["deals"][-1]["events"] = events[: step["event"]]
+            nxt = LIBRARY.replay(cut).to_dict()["next"]
+            expected = [] if nxt is None else nxt["legal_moves"]
+            assert step["legal_moves"] == expected, (ruleset, step["event"])
+            declarations += any(move["type"] != "play" for move in expected)
+        assert declarations, f"no step of the {ruleset} log allows a declaration"

@@ -7,6 +7,8 @@
   characters — and any garbage is refused with :class:`TokenError`, and over HTTP with a 409
   problem counted in ``arbiter_state_tokens_rejected_total`` (never a 500).
 - A token does not show the hands or the names it carries, and two seals of one position differ.
+- The committed tokens of every position version (tests/tokens/, each made by that version's
+  tree) still open, and every move on them is judged as it was then, and as on the log now.
 - The largest tokens (five players, names at the length limit, four-byte characters) fit under
   :data:`MAX_TOKEN_LENGTH`.
 - Secrets shorter than 32 bytes, or both ``ARBITER_STATE_KEY`` and ``ARBITER_STATE_KEYS``, refuse
@@ -17,8 +19,11 @@ from __future__ import annotations
 
 import base64
 import random
+from pathlib import Path
 from typing import Any
 
+import msgpack
+import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -29,10 +34,11 @@ from arbiter.contract import MAX_NAME_LENGTH_LIMIT, MAX_TOKEN_LENGTH
 from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.position import Position
 from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.snapshot import _POSITION_VERSIONS, POSITION_VERSION
 from arbiter.service import Referee
 from arbiter.settings import SERVER_STATE_KEY_VAR, Settings, SettingsError
 from arbiter.simulate import random_log
-from arbiter.tokens import Sealer, TokenError
+from arbiter.tokens import Sealer, TokenError, _Key
 from tests.api_support import PROBLEM_JSON, metric_value
 
 SECRET = "tokens-tests-secret-0123456789abcdef"
@@ -99,6 +105,57 @@ def test_two_seals_of_one_position_differ_and_show_nothing() -> None:
         assert b"tute-4p" not in data
         for hand in position.deal.hands:
             assert hand.to_bytes(5, "big") not in data and hand.to_bytes(5, "little") not in data
+
+
+# --- tokens of earlier versions ----------------------------------------------------------------
+
+#: Tokens as each version sealed them, with its judgement of moves on them
+#: (devtools/token_fixtures.py, run by that version's tree; one file per position version).
+TOKEN_FIXTURES = sorted((Path(__file__).parent / "tokens").glob("v*.json"))
+#: What an answer says in words (the words may be mended; the judgement may not change).
+PROSE = frozenset({"message"})
+
+
+def sealed_position_version(secret: str, token: str) -> int:
+    """The version of the position bytes inside ``token`` (decrypted here, as Sealer does)."""
+    data = raw(token)
+    key = _Key(secret)
+    plain = key.aead.decrypt(data[5:17], data[17:], data[:5])
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(plain)
+    version, *_ = next(unpacker)
+    return int(version)
+
+
+def test_there_is_a_fixture_of_the_version_sealed_now() -> None:
+    made = {orjson.loads(path.read_bytes())["position_version"] for path in TOKEN_FIXTURES}
+    assert POSITION_VERSION in made, "run devtools/token_fixtures.py for the new version"
+    assert made <= _POSITION_VERSIONS  # every version a token was sealed in still opens
+
+
+@pytest.mark.parametrize("path", TOKEN_FIXTURES, ids=[p.stem for p in TOKEN_FIXTURES])
+def test_old_tokens_still_open_and_judge_as_when_they_were_made(path: Path) -> None:
+    """docs/api.md: an older token stays valid. Each move on each committed token is judged
+    as the version that sealed it judged it (its words aside), and as the log is today."""
+    fixture = orjson.loads(path.read_bytes())
+    client = create_app(Settings(state_key=fixture["secret"])).test_client()
+    for position in fixture["positions"]:
+        token = position["state_id"]
+        assert sealed_position_version(fixture["secret"], token) == fixture["position_version"]
+        for question in position["questions"]:
+            move = question["move"]
+            answer = client.post("/v1/moves/validate", json={"state_id": token, "move": move})
+            assert answer.status_code == 200, (path.name, move, answer.get_json())
+            body = answer.get_json()
+            assert (body.pop("state_id", None) is not None) == question["next_state_id"]
+            then = question["answer"]
+            assert {k: body.get(k) for k in then if k not in PROSE} == {
+                k: v for k, v in then.items() if k not in PROSE
+            }, (path.name, move)
+            by_log = client.post("/v1/moves/validate", json={**position["log"], "move": move})
+            by_log_body = by_log.get_json()
+            by_log_body.pop("state_id", None)
+            assert body == by_log_body, (path.name, move)
 
 
 # --- tampering and garbage -----------------------------------------------------------------------

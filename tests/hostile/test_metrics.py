@@ -56,8 +56,10 @@ def test_metrics_add_up_every_worker() -> None:
             "ARBITER_LOG_LEVEL": "info",  # the master says where its metrics go
         }
         with served(**env) as server:
-            said = re.search(r"metrics of all workers are added up in ([^\s\"]+)", server.output())
-            assert said, server.tail()
+            said_where = r"metrics of all workers are added up in ([^\s\"]+)"
+            assert wait_until(lambda: re.search(said_where, server.output()), 10), server.tail()
+            said = re.search(said_where, server.output())
+            assert said is not None
             metrics_dir = Path(said.group(1))
             assert metrics_dir.is_dir() and metrics_dir.name.startswith("arbiter-metrics-")
             counted_before = _count(server)  # the readiness probes of the start
