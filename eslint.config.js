@@ -23,7 +23,7 @@ export const PURE = [
 ];
 
 /** The page's modules that draw or read the page: a pure module imports none of them. */
-const DOM = [
+export const DOM = [
   "cards",
   "dom",
   "enter",
