@@ -105,8 +105,8 @@ $(NODE_MODULES): package.json package-lock.json
 
 lint: install-test $(NODE_MODULES)
 	$(BIN)/ruff check arbiter tests benchmarks devtools
-	$(BIN)/ruff format --check arbiter
-	$(BIN)/mypy arbiter
+	$(BIN)/ruff format --check arbiter devtools
+	$(BIN)/mypy arbiter devtools
 	node_modules/.bin/eslint $(JS)
 	node_modules/.bin/prettier --check --log-level=warn $(JS)
 

@@ -13,14 +13,16 @@ for the conformance report). :func:`text` looks any of them up, :func:`area` giv
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, Literal, get_args
+from typing import Any, Final, get_args
 
 from arbiter.engine.cards import PACK_SIZE, Card, Notation, card_rank, card_suit
+from arbiter.engine.rulesets import Ruleset
 from arbiter.words import CATALOGUE
+from arbiter.words.lang import LANGS, Lang
 from arbiter.words.referee import FEMININE, OF, OR, RANK_WORDS, SUIT_WORDS
 
-Lang = Literal["en", "es"]
-LANGS: Final[tuple[Lang, ...]] = ("en", "es")
+# Lang and LANGS are declared with the catalogue (arbiter/words/lang.py) and given on from here.
+__all__ = ["LANGS", "Lang", "Phrases", "area", "pick_lang", "ruleset_dict", "text"]
 
 
 def pick_lang(accept_language: str | None) -> Lang:
@@ -48,6 +50,13 @@ def pick_lang(accept_language: str | None) -> Lang:
 def text(lang: Lang, key: str, **fields: object) -> str:
     """The catalogue's words for ``key`` in ``lang``, with ``fields`` filled in."""
     return CATALOGUE[lang][key].format(**fields)
+
+
+def ruleset_dict(ruleset: Ruleset, lang: Lang = "en") -> dict[str, Any]:
+    """A ruleset as ``GET /v1/rulesets`` describes it: its data, and its title (the catalogue's
+    ``ruleset.<name>``, English in the API) after its name."""
+    facts = ruleset.to_dict()
+    return {"name": facts.pop("name"), "title": text(lang, f"ruleset.{ruleset.name}"), **facts}
 
 
 def area(lang: Lang, prefix: str) -> dict[str, str]:

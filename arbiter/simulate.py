@@ -1,8 +1,9 @@
 """Random games: logs that a table of careless players could have produced.
 
-Used by the property tests, the benchmarks and the examples. Players pick uniformly among their
-correct plays and open declarations; with ``renuncio_rate`` they play any card of their hand
-instead (which may be a renuncio). Every log is deterministic given the ``random.Random``.
+Used by the property tests, the benchmarks, the examples, play-testing and the vectors'
+generator. Players pick uniformly among their correct plays and open declarations; with
+``renuncio_rate`` they play any card of their hand instead (which may be a renuncio). Every log
+is deterministic given the ``random.Random``.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arbiter.engine.cards import cards_of, format_card, pack_mask
-from arbiter.engine.log import Header, parse_deal
+from arbiter.engine.cards import cards_of, pack_mask
+from arbiter.engine.log import Header, first_dealer, parse_deal
 from arbiter.engine.match import MatchState
-from arbiter.engine.moves import PLAY, Move
+from arbiter.engine.moves import PLAY, TUTE, Move
 from arbiter.engine.rulesets import get_ruleset, resolve_options
-from arbiter.engine.setup import mano, next_dealer
+from arbiter.engine.setup import deal_json, mano, next_dealer
 from arbiter.engine.state import DealState
 
 
@@ -26,32 +27,31 @@ def random_deal_cards(
     ruleset = get_ruleset(ruleset_name)
     pack = cards_of(pack_mask(ruleset.removed_rank[players]))
     rng.shuffle(pack)
-    codes = [format_card(c) for c in pack]
-    if as_deck:
-        return {"dealer": dealer, "deck": codes}
-    size = ruleset.hand_size[players]
+    dealt = ruleset.hand_size[players] * players
     first = mano(dealer, players)
-    hands: list[list[str]] = [[] for _ in range(players)]
-    for i, code in enumerate(codes[: size * players]):
-        hands[(first + i) % players].append(code)
-    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
-    if ruleset.stock:
-        deal["stock"] = codes[size * players :]
-    elif ruleset.trump_from == "dealer":
-        deal["trump_card"] = codes[size * players - 1]
-    return deal
+    # dealt one at a time round the table from the mano, as a deck is
+    hands = [pack[(seat - first) % players : dealt : players] for seat in range(players)]
+    return deal_json(ruleset, dealer, hands, pack[dealt:], as_deck=as_deck)
 
 
 def choose_move(
-    match: MatchState, rng: random.Random, renuncio_rate: float, declare_rate: float
+    state: DealState,
+    rng: random.Random,
+    renuncio_rate: float,
+    declare_rate: float,
+    tute_rate: float = 1.0,
 ) -> Move:
-    """A move for the seat to act in the current deal."""
-    state = match.current
-    assert state is not None
+    """The move a careless player makes for the seat to act: an open declaration now and then
+    (``declare_rate``; a tute, which ends the deal, only ``tute_rate`` of those times), any
+    card of the hand now and then (``renuncio_rate``: it may be a renuncio), else one of the
+    correct plays at random."""
     moves = state.legal_moves()
     declarations = [m for m in moves if m.kind != PLAY]
     if declarations and rng.random() < declare_rate:
-        return rng.choice(declarations)
+        move = rng.choice(declarations)
+        # a rate of 1 draws nothing: the same seed plays the same game with or without it
+        if move.kind != TUTE or tute_rate >= 1 or rng.random() < tute_rate:
+            return move
     if rng.random() < renuncio_rate:
         return Move.play(state.turn, rng.choice(cards_of(state.hands[state.turn])))
     return rng.choice([m for m in moves if m.kind == PLAY])
@@ -81,7 +81,7 @@ def random_log(
         log["options"] = options
     header = Header(ruleset, opts, "spanish", tuple(names))
     match = MatchState(header)
-    dealer = n - 1
+    dealer = first_dealer(header)
     for index in range(deals):
         if match.standing.over:
             break
@@ -95,7 +95,7 @@ def random_log(
         if last and not finish_last:
             limit = stop_after if stop_after is not None else rng.randrange(0, 60)
         while not record.state.over and (limit is None or len(raw["events"]) < limit):
-            move = choose_move(match, rng, renuncio_rate, declare_rate)
+            move = choose_move(record.state, rng, renuncio_rate, declare_rate)
             match.play(move)
             raw["events"].append(move.to_json("spanish"))
         dealer = next_dealer(dealer, n)

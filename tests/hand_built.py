@@ -13,6 +13,7 @@ import copy
 from typing import Any
 
 import arbiter
+from arbiter.engine.setup import mano
 from tests import reference
 from tests.reference import RANKS, STRENGTH, SUITS, rank, suit
 
@@ -170,7 +171,7 @@ def deal_2p(
     assert sorted(c for t in tricks for c in t) == sorted(pack())
     trump = suit(turned)
     before = before or {}
-    leader = (dealer + 1) % 2
+    leader = mano(dealer, 2)  # the engine's rule (tests/test_setup.py checks it by hand)
     winners, events = [], []
     for k, pair in enumerate(tricks):
         follower = 1 - leader

@@ -6,7 +6,8 @@ the rey de copas, kept in lists, sets and dicts (never bitmasks); codes are read
 here too. This module holds the one definition in the tests of each table of the rules (suits,
 ranks, trick order, card points, the pack and hand size of every table, the rulesets' kinds,
 option defaults, the order of the illegal codes) and the functions the test modules compare the
-engine with:
+engine with. A ruleset it has no rules for is refused loudly (:class:`UnknownRuleset`), never
+judged by another's, and tests/test_rulesets.py checks it knows every table the engine has:
 
 * a follower's correct plays and the obligation a play breaks (§3), the trick winner (§2), the
   calls in a trick (§4): :func:`correct_plays`, :func:`broken_obligation`, :func:`winner_index`,
@@ -92,6 +93,40 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 }
 #: docs/api.md: when several illegal codes apply the first of these is reported (``match_over``
 #: and ``deal_over`` come before all of them).
+#: Every ruleset the reference knows (the tables above give each its rules).
+KNOWN = tuple(dict.fromkeys(name for name, _ in HAND_SIZE))
+
+
+class UnknownRuleset(KeyError):
+    """A ruleset the reference has no rules for: cross-checking it against the engine would
+    compare the engine with nothing."""
+
+
+def known(name: str) -> str:
+    """``name``, if the reference knows its rules; else :class:`UnknownRuleset`, loudly — a
+    ruleset added to the engine must be written here too (docs/rules.md §6: its hand sizes,
+    pack, kind of cantes, trump and match), or every cross-check would leave it out."""
+    if name not in KNOWN:
+        raise UnknownRuleset(
+            f"tests/reference.py does not know the ruleset {name!r}: write its rules "
+            f"(docs/rules.md §6) in the reference's tables; it knows {', '.join(KNOWN)}"
+        )
+    return name
+
+
+def _check_tables() -> None:
+    """Each known ruleset has one kind of cantes and a match system, and every table names
+    known rulesets only (a ruleset half-written here fails at import, not in a test)."""
+    for name in KNOWN:
+        if (name in DECLARED) == (name in CALLS) or name not in MATCH:
+            raise UnknownRuleset(f"tests/reference.py: {name} lacks its cantes or its match")
+    named = {*DECLARED, *CALLS, *DEALER_TRUMP, STOCK, PAIRS, *MATCH, *(r for r, _ in REMOVED)}
+    for name in named:
+        known(name)
+
+
+_check_tables()
+
 ILLEGAL_ORDER = {
     "play": ("out_of_turn", "card_not_in_hand"),
     "sing": ("not_in_ruleset", "not_on_lead", "no_trick_won", "cante_already_declared",
@@ -154,7 +189,7 @@ def pack(removed: int | None = None) -> list[Card]:
 
 def pack_of(name: str, n: int) -> list[Card]:
     """The pack of ruleset ``name`` with ``n`` players."""
-    return pack(REMOVED.get((name, n)))
+    return pack(REMOVED.get((known(name), n)))
 
 
 def pack_points(name: str, n: int) -> int:
@@ -394,7 +429,7 @@ class Deal(Position):
         dealer: int,
         notation: str = "spanish",
     ) -> None:
-        self.name, self.n, self.opts, self.dealer = name, n, opts, dealer
+        self.name, self.n, self.opts, self.dealer = known(name), n, opts, dealer
         self.mano = (dealer + 1) % n
         size = HAND_SIZE[name, n]
         stock: list[Card] = []
@@ -624,6 +659,7 @@ def outcome(
     """The outcome of a finished deal: ``{"winners", "losers", "reason"}``. ``decisive`` is
     the first renuncio or tute of the deal as ``(kind, seat)``, which decides it whatever the
     score; ``last_trick`` the seat that took the last trick (None after a tute)."""
+    known(name)
     everyone = set(range(n))
 
     def split(winners: set[int], reason: str) -> dict[str, Any]:
@@ -668,6 +704,8 @@ def outcome(
             return split(everyone - tied, "tied")
         middle = sorted(range(n), key=totals.__getitem__)[1]
         return split(everyone - {middle}, "middle")
+    if name != "tute-gana-pierde":
+        raise UnknownRuleset(f"tests/reference.py: no outcome of {name}'s deals")
     # gana-pierde: the most and the fewest points win, a player tied with anyone loses
     extremes = {s for s in range(n) if totals[s] in (max(totals), min(totals))} - tied
     return split(extremes, "tied" if tied else "extremes")
@@ -677,7 +715,7 @@ class Standing:
     """A match's standing: deals won, loser points or tokens, and whether it is decided."""
 
     def __init__(self, name: str, n: int, opts: dict[str, Any]) -> None:
-        self.name, self.n, self.opts = name, n, opts
+        self.name, self.n, self.opts = known(name), n, opts
         self.counts = {"deals_won": [0] * n, "loser_points": [0] * n, "tokens": [0] * n}
         self.over = False
         self.winners: list[int] = []

@@ -22,6 +22,7 @@ from arbiter import i18n
 from arbiter.cli import main
 from arbiter.commands import console
 from arbiter.words import CATALOGUE
+from tests import reference
 from tests.api_support import ROOT
 from tests.archive_support import lines_of, run_cli
 from tests.gunicorn_support import free_port
@@ -489,10 +490,9 @@ def test_an_illegal_deal_after_the_match_names_no_event(
 
 # --- the match line and the sides --------------------------------------------------------------
 
-#: docs/rules.md: what each ruleset's match is played on.
-COUNTED = {"tute-2p": "deals won", "tute-3p": "deals won", "tute-4p": "deals won",
-           "tute-cabron": "loser points", "tute-gana-pierde": "tokens"}  # fmt: skip
-FIELDS = {"deals won": "deals_won", "loser points": "loser_points", "tokens": "tokens"}
+#: docs/rules.md (as tests/reference.py holds it): the standings' column each ruleset's match is
+#: played on, and how the line names it ("deals won").
+FIELDS = {name: column for name, (column, _) in reference.MATCH.items()}
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.json")))
@@ -500,11 +500,12 @@ def test_the_match_line_shows_what_the_match_counts(
     capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
     log = load(EXAMPLES / name)
-    counted = COUNTED[log["ruleset"]]
+    field = FIELDS[log["ruleset"]]
+    counted = field.replace("_", " ")
     _, out, _ = run(capsys, "replay", EXAMPLES / name)
     (line,) = [line for line in out.splitlines() if line.startswith("Match (")]
     standings = arbiter.replay(log).to_dict()["match"]["standings"]
-    shown = ", ".join(f"{s['player']} {s[FIELDS[counted]]}" for s in standings)
+    shown = ", ".join(f"{s['player']} {s[field]}" for s in standings)
     assert line == f"Match ({counted}): {shown}"
 
 
@@ -564,8 +565,8 @@ def test_an_output_in_a_missing_folder_is_a_sentence_naming_it(
          f"cannot write {missing / 's.json'}: the folder {missing} does not exist"),
         (["conformance", "check", "--cmd", "true", "--json", missing / "r.json"],
          f"cannot write {missing / 'r.json'}: the folder {missing} does not exist"),
-        (["conformance", "export", "--out", tmp_path / "a-file" / "vectors"],
-         f"cannot write {tmp_path / 'a-file' / 'vectors'}: {tmp_path / 'a-file'} is not a folder"),
+        (["score", CLEAN_3P, "--quiet", "--out", tmp_path / "a-file" / "x.ndjson"],
+         f"cannot write {tmp_path / 'a-file' / 'x.ndjson'}: {tmp_path / 'a-file'} is not a folder"),
     ]  # fmt: skip
     for argv, said in cases:
         code, out, err = run(capsys, *argv)

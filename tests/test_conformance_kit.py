@@ -8,8 +8,11 @@ The coverage table (rules by rulesets) is derived here from the engine's enums a
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,34 +21,38 @@ from typing import Any
 import pytest
 
 import arbiter
-from arbiter.cli import main
 from arbiter.conformance.kit import referee_answers as answers
 from arbiter.conformance.kit.checker import check
+from arbiter.conformance.kit.dealing import option_values
 from arbiter.conformance.kit.engines import Reply
 from arbiter.conformance.kit.grading import Grade
 from arbiter.conformance.kit.positions import position_of
 from arbiter.conformance.kit.protocol import Ask, KitError, Vector
 from arbiter.conformance.kit.vector_files import MANIFEST, PUBLISHED, load
-from arbiter.conformance.vectors import hand_built, rules, searches
-from arbiter.conformance.vectors.export import DEFAULT_PER_RULE, DEFAULT_SEED
-from arbiter.conformance.vectors.game_search import OPTION_FOCUS, random_games
-from arbiter.conformance.vectors.positions import spots
-from arbiter.conformance.vectors.probing import Table, moves_key, with_options
-from arbiter.conformance.vectors.selection import Pool
-from arbiter.conformance.vectors.setup_faults import BREAKERS
-from arbiter.conformance.vectors.situations import (
+from arbiter.engine.cards import Suit, parse_card
+from arbiter.engine.obligations import Obligation
+from arbiter.engine.rulesets import RULESETS, Options
+from arbiter.engine.scoring import Reason
+from arbiter.engine.state import IllegalCode
+from devtools.vectors import hand_built, rules, searches
+from devtools.vectors.__main__ import main as generate
+from devtools.vectors.export import DEFAULT_PER_RULE, DEFAULT_SEED
+from devtools.vectors.game_search import OPTION_FOCUS, random_games
+from devtools.vectors.positions import spots
+from devtools.vectors.probing import Table, moves_key, with_options
+from devtools.vectors.selection import Pool
+from devtools.vectors.setup_faults import BREAKERS
+from devtools.vectors.situations import (
     ARISES,
     HOLDS,
     Situation,
     move_of,
     situations_of,
 )
-from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import RULESETS, Options
-from arbiter.engine.scoring import Reason
-from arbiter.engine.state import IllegalCode
 from tests import conformance_reference
 from tests.api_support import ROOT
+from tests.reference import TABLES
+from tests.test_web import built_wheel
 
 KIT = ROOT / "conformance"
 
@@ -121,16 +128,20 @@ def test_the_manifest_counts_every_rule_of_every_file(published: list[Vector]) -
 
 
 def test_rules_left_out_are_rules_that_change_nothing() -> None:
-    """Where the kit says an option value cannot be shown (tute-2p's option about pisar), no
-    answer depends on it."""
+    """Where the kit says an option value cannot be shown (the option about pisar, where only
+    two play: tute-2p), no answer depends on it."""
     left_out = [
         (name, spec, value)
         for name, r in RULESETS.items()
         for spec in r.option_specs
-        for value in rules.option_values(spec)
+        for value in option_values(spec)
         if not rules.exercised(r, spec, value)
     ]
-    assert {(n, s.name) for n, s, _ in left_out} == {("tute-2p", "trump_when_cannot_overtrump")}
+    two_handed = [name for name in RULESETS if {n for r, n in TABLES if r == name} == {2}]
+    pisar = "trump_when_cannot_overtrump"
+    expected = {(name, pisar) for name in two_handed if RULESETS[name].option(pisar)}
+    assert ("tute-2p", pisar) in expected
+    assert {(n, s.name) for n, s, _ in left_out} == expected
     rng = random.Random(5)
     for name, spec, value in left_out:
         table = Table(name, RULESETS[name].players[0])
@@ -140,7 +151,8 @@ def test_rules_left_out_are_rules_that_change_nothing() -> None:
                 log = {**game, "deals": [{**game["deals"][0], "events": events[:k]}]}
                 with_value = with_options(log, {spec.name: value})
                 assert arbiter.replay(log).to_dict() == arbiter.replay(with_value).to_dict()
-    assert not rules.rules_for(RULESETS["tute-2p"]).count("obligation:pisar")
+    for name in two_handed:
+        assert "obligation:pisar" not in rules.rules_for(RULESETS[name])
 
 
 def test_every_option_setup_fault_and_focus_has_its_search() -> None:
@@ -207,7 +219,7 @@ def test_options_vectors_show_their_value(published: list[Vector]) -> None:
                 return moves_key(said["legal_moves"]) != moves_key(wanted["legal_moves"])
             return said != wanted
 
-        others = [v for v in rules.option_values(spec) if v != vector.log["options"][name]]
+        others = [v for v in option_values(spec) if v != vector.log["options"][name]]
         assert any(differs(v) for v in others), vector.id
 
 
@@ -261,6 +273,39 @@ def test_the_installed_package_finds_the_published_set() -> None:
     assert (PUBLISHED / MANIFEST).read_text() == (KIT / MANIFEST).read_text()
 
 
+@pytest.mark.slow
+def test_the_wheel_ships_the_published_set_and_no_generator(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """What users install — a wheel built from the container image's context — holds the
+    published set and the shipped adapter and none of the generator; installed away from the
+    repository, its kit checks the adapter against that set, every vector passing."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    wheel = built_wheel(tmp)
+    names = set(wheel.namelist())
+    shipped = {f"arbiter/conformance/published/{p.name}" for p in KIT.iterdir() if p.is_file()}
+    assert shipped <= names, sorted(shipped - names)
+    assert [n for n in names if n.startswith("devtools/") or "/vectors/" in n] == []
+    site = tmp / "site"
+    wheel.extractall(site)
+    env = {**os.environ, "PYTHONPATH": str(site), "ARBITER_PURE": "1"}
+    where = subprocess.run(
+        [sys.executable, "-c", "import arbiter, importlib.util as u; "
+         "print(arbiter.__file__, u.find_spec('devtools'))"],
+        cwd=tmp, env=env, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert where.stdout.split() == [str(site / "arbiter" / "__init__.py"), "None"]
+    adapter = site / "arbiter" / "conformance" / "published" / "adapter.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "arbiter.cli", "conformance", "check", "--plain",
+         "--cmd", f"{sys.executable} {adapter}"],
+        cwd=tmp, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    total = json.loads((KIT / MANIFEST).read_text())["vectors"]
+    assert f"{total} vectors: {total} passed, 0 failed, 0 unsupported" in done.stdout
+
+
 def test_the_pool_keeps_the_smallest_of_each_facet_within_the_budget() -> None:
     pool = Pool(per_rule=2, budget=10)
     log = {"players": ["a", "b"], "deals": [{"events": []}]}
@@ -289,15 +334,25 @@ def test_the_pool_keeps_the_smallest_of_each_facet_within_the_budget() -> None:
 def test_export_writes_the_published_set_again_byte_for_byte(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["conformance", "export", "--out", str(tmp_path)]) == 0
+    assert generate(["--out", str(tmp_path)]) == 0
     count = int(capsys.readouterr().out.split()[0])
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == sorted(p.name for p in KIT.iterdir() if p.suffix in (".jsonl", ".json"))
     for name in written:
         assert (tmp_path / name).read_bytes() == (KIT / name).read_bytes(), (
-            f"{name} differs: run `arbiter conformance export --out conformance` and commit"
+            f"{name} differs: run `python -m devtools.vectors --out conformance` and commit"
         )
     assert count == len(load(tmp_path))
+
+
+def test_the_generator_says_in_a_line_that_it_cannot_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    assert generate(["--out", str(tmp_path / "a-file")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"cannot write {tmp_path / 'a-file'}: ")
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
 # --- every rule asked as moves, and the situations --------------------------------------------
@@ -381,10 +436,14 @@ def test_the_trumped_trick_of_the_issue_is_that_situation() -> None:
     """Trump espadas, trick 2O 10E 11O, the follower holds 12O 1O 3O 5O: any oros will do, and
     the verdict that shows it is on the five."""
     table = Table("tute-4p", 4)
-    follower = ["12O", "1O", "3O", "5O"]
-    deal = hand_built.shaped(table, random.Random(1), {0: ["2O"], 1: ["10E"], 2: ["11O"],
-                                                       3: follower},
-                             void={1: "O"}, trump_suit="E")  # fmt: skip
+    fixed = {0: ["2O"], 1: ["10E"], 2: ["11O"], 3: ["12O", "1O", "3O", "5O"]}
+    deal = hand_built.shaped(
+        table,
+        random.Random(1),
+        {seat: [parse_card(c) for c in cards] for seat, cards in fixed.items()},
+        void={1: [Suit.OROS]},
+        trump_suit=Suit.ESPADAS,
+    )
     assert deal is not None
     plays = [{"type": "play", "seat": s, "card": c} for s, c in enumerate(["2O", "10E", "11O"])]
     log = hand_built.log_of(table, [{**deal, "events": plays}])

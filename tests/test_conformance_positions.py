@@ -15,15 +15,17 @@ import yaml
 
 from arbiter.api.schemas import ConformancePositionSchema
 from arbiter.conformance import Judge, position_of_log
-from arbiter.conformance.kit.dealing import choose, deal_of, setting_of
+from arbiter.conformance.kit.dealing import TUTE_RATE, deal_of, setting_of
 from arbiter.conformance.kit.positions import position_json, position_of
 from arbiter.conformance.kit.referee_answers import verdict_answer
 from arbiter.conformance.kit.sampling import candidates, legal_answer
 from arbiter.engine.errors import ArbiterError
-from arbiter.engine.log import parse_deal
+from arbiter.engine.log import first_dealer, parse_deal
 from arbiter.engine.position import Position
 from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.setup import next_dealer
 from arbiter.service import LIBRARY
+from arbiter.simulate import choose_move
 from tests.api_support import ROOT
 
 #: What the question's position adds to the step of the deal.
@@ -40,7 +42,7 @@ def positions(games: int, seed: int) -> Iterator[tuple[dict[str, Any], Position]
         header = setting.header()
         deals: list[dict[str, Any]] = []
         position: Position | None = None
-        dealer = setting.players - 1
+        dealer = first_dealer(header)
         for _ in range(rng.choice((1, 2))):
             raw = {**deal_of(setting, dealer, rng), "events": []}
             setup, _ = parse_deal(header, raw, dealer)
@@ -52,12 +54,12 @@ def positions(games: int, seed: int) -> Iterator[tuple[dict[str, Any], Position]
                 yield setting.log([{**d, "events": list(d["events"])} for d in deals]), position
                 if position.deal.over:
                     break
-                move = choose(position, rng, 0.1, 0.5)
+                move = choose_move(position.deal, rng, 0.1, 0.5, TUTE_RATE)
                 position.apply(move)
                 raw["events"].append(move.to_json("spanish"))
             if position.standing.over:
                 break
-            dealer = (dealer + 1) % setting.players
+            dealer = next_dealer(dealer, setting.players)
 
 
 def test_the_position_is_the_step_the_referee_shows() -> None:

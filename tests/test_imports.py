@@ -1,5 +1,6 @@
 """The package's layout tells the truth: no import cycle among its modules, the engine imports
-nothing of the package but itself, the adapters import the contract instead of each other."""
+nothing of the package but itself, the adapters import the contract instead of each other, and
+nothing installed imports the project's own tools (devtools/: the vectors' generator...)."""
 
 from __future__ import annotations
 
@@ -127,6 +128,33 @@ def test_adapters_do_not_lean_on_each_other() -> None:
         and (adapter(module), adapter(target)) not in allowed
     }
     assert leaning == set()
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    """Every module a tree imports, anywhere in it (absolute imports)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+    return names
+
+
+def test_nothing_installed_imports_the_project_s_tools() -> None:
+    """The package (what a wheel installs) never imports devtools/ — the conformance vectors'
+    generator lives there, and the installed kit reads the published set instead — nor the
+    tests or the benchmarks."""
+    leaning = {
+        (module, name)
+        for module, path in MODULES.items()
+        for name in _imported(ast.parse(path.read_text(encoding="utf-8")))
+        if name.split(".")[0] in ("devtools", "tests", "benchmarks")
+    }
+    assert leaning == set()
+    # the finder sees both forms, in a function too
+    sample = "import devtools.vectors\ndef f():\n    from devtools.vectors import export\n"
+    assert _imported(ast.parse(sample)) == {"devtools.vectors"}
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

@@ -16,7 +16,10 @@ from arbiter.engine.cards import make_card, mask_points, pack_mask
 from arbiter.engine.errors import ArbiterError, OptionError
 from arbiter.engine.log import parse_header
 from arbiter.engine.rulesets import RULESETS, Options, get_ruleset, resolve_options
+from arbiter.i18n import ruleset_dict
 from arbiter.simulate import random_deal_cards
+from arbiter.words import CATALOGUE
+from tests import reference
 from tests.reference import DEFAULT_OPTIONS as DEFAULTS
 
 NAMES = ("tute-2p", "tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde")
@@ -92,6 +95,19 @@ def test_the_five_rulesets() -> None:
     assert set(RULESETS) == set(NAMES)
     for name in NAMES:
         assert get_ruleset(name).name == name
+
+
+def test_the_reference_knows_every_table_of_the_engine() -> None:
+    """tests/reference.py, the cross-check, states the rules of every ruleset and table the
+    engine has (the tests that sample its tables would leave out one it did not know), and
+    refuses a ruleset it does not know rather than judge it by another's."""
+    engine = {(name, n) for name, ruleset in RULESETS.items() for n in ruleset.players}
+    assert set(reference.TABLES) == engine
+    assert tuple(RULESETS) == reference.KNOWN
+    log = {"ruleset": "tute-6p", "players": ["a", "b"], "deals": [{"hands": [[], []]}]}
+    for refused in (lambda: reference.replay(log), lambda: reference.pack_of("tute-6p", 2)):
+        with pytest.raises(reference.UnknownRuleset, match="does not know the ruleset 'tute-6p'"):
+            refused()
 
 
 @pytest.mark.parametrize("bad", ["tute", "tute-5p", "TUTE-2P", "", None, 2])
@@ -174,9 +190,12 @@ def test_outcome_and_match_system(name: str, outcome: str, match: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_ruleset_description_for_the_api(name: str) -> None:
-    body = get_ruleset(name).to_dict()
-    assert body["name"] == name
-    assert isinstance(body["title"], str) and body["title"]
+    body = ruleset_dict(get_ruleset(name))
+    assert list(body)[:2] == ["name", "title"] and body["name"] == name
+    # the title is words of the catalogue, English in the API (and the page's label)
+    words = CATALOGUE["en"]
+    assert body["title"] == words[f"ruleset.{name}"] == words[f"page.ruleset.{name}"]
+    assert CATALOGUE["es"][f"ruleset.{name}"] and "title" not in get_ruleset(name).to_dict()
     assert isinstance(body["description"], str) and body["description"]
     assert body["players"] == list(SEATS[name])
     assert body["cards_per_player"] == {str(n): d[0] for n, d in SEATS[name].items()}

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 import arbiter
-from arbiter.engine.cards import cards_of, format_card, parse_card
+from arbiter.engine.cards import Notation, cards_of, format_card, parse_card
 from arbiter.engine.errors import ArbiterError, SetupError
 from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import get_ruleset
-from arbiter.engine.setup import build_setup
+from arbiter.engine.setup import build_setup, deal_json
 from tests import reference
 
 CASES = list(reference.TABLES)
@@ -52,9 +52,9 @@ def hands_deal(name: str, players: int, dealer: int | None = None) -> dict[str, 
     cards = shuffled_pack(name, players)
     hands = [cards[s * size : (s + 1) * size] for s in range(players)]
     deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
-    if name == "tute-2p":
+    if name == reference.STOCK:
         deal["stock"] = cards[players * size :]
-    elif name in ("tute-3p", "tute-4p"):
+    elif name in reference.DEALER_TRUMP:
         deal["trump_card"] = hands[dealer][-1]
     return deal
 
@@ -81,11 +81,11 @@ def test_hands_setup(name: str, players: int) -> None:
     result = setup(name, players, deal)
     assert result.dealer == players - 1
     assert [codes(h) for h in result.hands] == [set(h) for h in deal["hands"]]
-    if name == "tute-2p":
+    if name == reference.STOCK:
         assert [format_card(c) for c in result.stock] == deal["stock"]
         assert format_card(result.trump_card) == deal["stock"][-1]
         assert result.trump == SUIT_OF[deal["stock"][-1][-1]]
-    elif name in ("tute-3p", "tute-4p"):
+    elif name in reference.DEALER_TRUMP:
         assert result.stock == ()
         assert format_card(result.trump_card) == deal["trump_card"]
         assert result.trump == SUIT_OF[deal["trump_card"][-1]]
@@ -150,17 +150,45 @@ def test_deck_setup_deals_one_at_a_time_from_the_mano(
         seat = (mano + k) % players
         expected = {deck[k + players * i] for i in range(size)}
         assert codes(result.hands[seat]) == expected, seat
-    if name == "tute-2p":
-        assert [format_card(c) for c in result.stock] == deck[16:]
-        assert len(result.stock) == 24
+    if name == reference.STOCK:
+        assert [format_card(c) for c in result.stock] == deck[players * size :]
+        assert len(result.stock) == len(deck) - players * size
         assert format_card(result.trump_card) == deck[-1]
-    elif name in ("tute-3p", "tute-4p"):
+    elif name in reference.DEALER_TRUMP:
         assert result.stock == ()
         assert format_card(result.trump_card) == deck[-1]
         # The last card dealt goes to the dealer.
         assert parse_card(deck[-1]) in cards_of(result.hands[dealer])
     else:
         assert result.trump_card is None
+
+
+@pytest.mark.parametrize(("name", "players"), CASES)
+@pytest.mark.parametrize("as_deck", [False, True])
+@pytest.mark.parametrize("notation", ["spanish", "french"])
+def test_a_deal_the_engine_writes_reads_back_as_dealt(
+    name: str, players: int, as_deck: bool, notation: Notation
+) -> None:
+    """``deal_json`` (the one writer of a deal's JSON: random games, play-testing, the vectors'
+    generator) writes what ``build_setup`` reads: the same hands, stock and trump card, as
+    ``hands`` or as a ``deck``, for every dealer."""
+    size = reference.HAND_SIZE[(name, players)]
+    cards = [parse_card(c) for c in shuffled_pack(name, players)]
+    hands = [cards[s * size : (s + 1) * size] for s in range(players)]
+    stock = cards[players * size :]
+    ruleset = get_ruleset(name)
+    for dealer in range(players):
+        raw = deal_json(ruleset, dealer, hands, stock, as_deck=as_deck, notation=notation)
+        assert ("deck" in raw, "hands" in raw) == (as_deck, not as_deck)
+        result = setup(name, players, raw, notation)
+        assert result.hands == tuple(sum(1 << c for c in hand) for hand in hands)
+        assert list(result.stock) == stock
+        if name == reference.STOCK:
+            assert result.trump_card == stock[-1]
+        elif name in reference.DEALER_TRUMP:
+            assert result.trump_card == hands[dealer][-1]
+        else:
+            assert result.trump_card is None
 
 
 def test_deck_example_tute_4p() -> None:
@@ -359,7 +387,7 @@ def test_missing_stock() -> None:
     _expect("tute-2p", 2, deal, ("stock",))
 
 
-@pytest.mark.parametrize(("name", "players"), [c for c in CASES if c[0] != "tute-2p"])
+@pytest.mark.parametrize(("name", "players"), [c for c in CASES if c[0] != reference.STOCK])
 def test_stock_where_the_ruleset_has_none(name: str, players: int) -> None:
     deal = hands_deal(name, players)
     deal["stock"] = []
@@ -367,7 +395,7 @@ def test_stock_where_the_ruleset_has_none(name: str, players: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "players"), [c for c in CASES if c[0] not in ("tute-3p", "tute-4p")]
+    ("name", "players"), [c for c in CASES if c[0] not in reference.DEALER_TRUMP]
 )
 def test_trump_card_where_the_ruleset_has_none(name: str, players: int) -> None:
     deal = hands_deal(name, players)

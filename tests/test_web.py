@@ -30,7 +30,7 @@ from arbiter.api.schemas import OBLIGATIONS, REASONS
 from arbiter.engine.cards import display_order, format_card, pack_mask, parse_card
 from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS
 from arbiter.engine.state import IllegalCode
-from arbiter.i18n import LANGS, area
+from arbiter.i18n import LANGS, area, ruleset_dict
 from arbiter.web import documents
 from tests.api_support import EXAMPLES_DIR, ROOT, committed_spec, make_client
 
@@ -209,7 +209,7 @@ def test_the_page_data_is_the_engines(client: FlaskClient) -> None:
     markup = parse(client.get("/").get_data(as_text=True))
     (text,) = [t for attrs, t in markup.scripts if attrs.get("id") == "arbiter-data"]
     data = json.loads(text)
-    assert data["rulesets"] == {name: r.to_dict() for name, r in RULESETS.items()}
+    assert data["rulesets"] == {name: ruleset_dict(r) for name, r in RULESETS.items()}
     assert data["strings"] == UI
     spanish = data["cards"]["spanish"]
     assert spanish["inputs"]["4B"] == "4B" and spanish["faces"]["12C"] == [12, 1]

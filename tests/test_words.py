@@ -65,3 +65,37 @@ def test_the_command_s_keys_are_the_ones_its_modules_use() -> None:
     for path in (ROOT / "arbiter" / "commands").glob("*.py"):
         used |= {f"cli.{k}" for k in re.findall(r'words\([^,]+, "([a-z_.]+)"', path.read_text())}
     assert used <= CATALOGUE["en"].keys()
+
+
+def _sources_outside_words() -> dict[str, str]:
+    return {
+        str(path.relative_to(ROOT)): path.read_text()
+        for path in (ROOT / "arbiter").rglob("*.py")
+        if "words" not in path.parts
+    }
+
+
+def test_the_languages_are_declared_once() -> None:
+    """``Lang`` is arbiter/words/lang.py's: every other module imports it."""
+    declared = re.compile(r"^\s*Lang\s*(?::[^=]*)?=", re.M)
+    found = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "arbiter").rglob("*.py")
+        if declared.search(path.read_text())
+    ]
+    assert found == ["arbiter/words/lang.py"]
+    assert i18n.LANGS == ("en", "es") and set(CATALOGUE) == set(i18n.LANGS)
+
+
+def test_a_ruleset_s_title_is_words_of_the_catalogue_alone() -> None:
+    """Every ruleset has its title in both languages, and no module outside the catalogue
+    writes one (the API and the page read them from it)."""
+    from arbiter.engine.rulesets import RULESETS, Ruleset
+
+    assert "title" not in Ruleset.__dataclass_fields__
+    sources = _sources_outside_words()
+    for name in RULESETS:
+        for lang in i18n.LANGS:
+            title = CATALOGUE[lang][f"ruleset.{name}"]
+            assert CATALOGUE[lang][f"page.ruleset.{name}"] == title
+            assert [p for p, text in sources.items() if f'"{title}"' in text] == [], title

@@ -24,7 +24,7 @@ from arbiter.api.frame import RULESET
 from arbiter.api.metrics import Metrics
 from arbiter.contract import PROBLEM_JSON, Problem
 from arbiter.engine.rulesets import RULESETS
-from arbiter.i18n import Lang, pick_lang
+from arbiter.i18n import Lang, pick_lang, ruleset_dict
 from arbiter.report import Verdict
 from arbiter.service import Referee, UnknownState
 from arbiter.settings import Settings
@@ -277,9 +277,9 @@ def post_validate() -> Response:
 
 @v1.route("/rulesets", methods=["GET"])
 @v1.doc(summary="The rulesets and their options", security=_SECURITY, responses=_problems(401, 429))
-@v1.response(200, s.RulesetSchema(many=True), example=[RULESETS["tute-2p"].to_dict()])
+@v1.response(200, s.RulesetSchema(many=True), example=[ruleset_dict(RULESETS["tute-2p"])])
 def get_rulesets() -> Response:
-    return _json([r.to_dict() for r in RULESETS.values()])
+    return _json([ruleset_dict(r) for r in RULESETS.values()])
 
 
 @v1.route("/rulesets/<string:name>", methods=["GET"])
@@ -288,12 +288,12 @@ def get_rulesets() -> Response:
     security=_SECURITY,
     responses=_problems(401, 404, 429),
 )
-@v1.response(200, s.RulesetSchema, example=RULESETS["tute-cabron"].to_dict())
+@v1.response(200, s.RulesetSchema, example=ruleset_dict(RULESETS["tute-cabron"]))
 def get_ruleset(name: str) -> Response:
     ruleset = RULESETS.get(name)
     if ruleset is None:
         raise Problem(404, "Not Found", f"No ruleset {name!r}; known: {', '.join(RULESETS)}.")
-    return _json(ruleset.to_dict())
+    return _json(ruleset_dict(ruleset))
 
 
 # --- service ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``arbiter conformance export``, ``check`` and ``play`` (docs/conformance.md).
+"""``arbiter conformance check`` and ``play`` (docs/conformance.md).
 
 Exit status of ``check``: 0 when no vector failed (unsupported ones do not fail), 1 when some
 did, 2 for bad input (no such vectors, a file altered, no vector selected, a report that
@@ -6,8 +6,8 @@ cannot be written) and for an engine that cannot be started or reached at all (t
 before the run). ``play``: 0 when the engine agreed with the referee everywhere, 1 for a
 disagreement (or an engine that stopped answering), 2 as for ``check``. A SIGTERM ends either
 as an interrupt does: the engine's processes are killed on the way out. The checker is
-:mod:`arbiter.conformance.kit`, the search behind the export :mod:`arbiter.conformance.vectors`,
-imported by the verbs' ``run``.
+:mod:`arbiter.conformance.kit`, imported by the verbs' ``run``; it reads the published vectors
+(the project writes them with ``python -m devtools.vectors``, which is not installed).
 """
 
 from __future__ import annotations
@@ -58,17 +58,6 @@ def register(commands: Any) -> None:
     conf = commands.add_parser("conformance", help="vectors and a checker for other Tute engines")
     verbs = conf.add_subparsers(dest="verb", required=True)
 
-    exp = verbs.add_parser("export", help="write a set of vectors")
-    exp.add_argument("--out", required=True, type=Path, help="the directory to write")
-    exp.add_argument("--seed", type=int, help="seed of the search (default: the published set's)")
-    exp.add_argument(
-        "--per-rule",
-        type=_positive,
-        help="most vectors per rule (default: the published set's)",
-    )
-    add_lang(exp)
-    exp.set_defaults(run=run_export)
-
     chk = verbs.add_parser("check", help="check an engine against the vectors")
     _engine_arguments(chk)
     chk.add_argument("--vectors", type=Path, help="a directory of vectors (the published set)")
@@ -116,20 +105,6 @@ def _engine_arguments(parser: argparse.ArgumentParser) -> None:
         "--protocol", type=int, choices=(1, 2), default=2, help="questions' version (default: 2)"
     )
     parser.add_argument("--plain", action="store_true", help="plain text even with rich")
-
-
-def run_export(args: argparse.Namespace) -> ExitStatus:
-    from arbiter.conformance.vectors.export import DEFAULT_PER_RULE, DEFAULT_SEED, export
-
-    seed = DEFAULT_SEED if args.seed is None else args.seed
-    per_rule = DEFAULT_PER_RULE if args.per_rule is None else args.per_rule
-    try:
-        count = export(args.out, seed, per_rule)
-    except OSError as err:
-        raise CommandError(cannot_write(err.filename or args.out, err, args.lang)) from None
-    with output():
-        print(words(args.lang, "conformance.written", count=count, path=args.out))
-    return ExitStatus.OK
 
 
 def run_check(args: argparse.Namespace) -> ExitStatus:

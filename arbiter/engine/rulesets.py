@@ -231,10 +231,10 @@ MATCH_COUNTERS: Final[dict[MatchRule, tuple[str, str]]] = {
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """A variant of Tute: seats, pack, trump, declarations, deal outcome and match system."""
+    """A variant of Tute: seats, pack, trump, declarations, deal outcome and match system. Its
+    title is words (the catalogue's ``ruleset.<name>``, :func:`arbiter.i18n.ruleset_dict`)."""
 
     name: str
-    title: str
     description: str
     players: tuple[int, ...]
     #: cards dealt to each player, by number of players
@@ -270,7 +270,6 @@ class Ruleset:
         counter, target = MATCH_COUNTERS[self.match]
         return {
             "name": self.name,
-            "title": self.title,
             "players": list(self.players),
             "cards_per_player": {str(n): self.hand_size[n] for n in self.players},
             "description": self.description,
@@ -297,7 +296,6 @@ RULESETS: Final[dict[str, Ruleset]] = {
     for r in (
         Ruleset(
             name="tute-2p",
-            title="Tute (two players)",
             description=(
                 "Classic two-handed Tute: 8 cards each and a stock whose last card, turned up, "
                 "fixes trump. Free play while the stock lasts, strict afterwards; cantes, tute "
@@ -317,7 +315,6 @@ RULESETS: Final[dict[str, Ruleset]] = {
         ),
         Ruleset(
             name="tute-3p",
-            title="Tute (three players)",
             description=(
                 "Three players alone, the 2s removed, 12 cards each; the dealer's last card "
                 "fixes trump. Strict play, cantes and tute."
@@ -336,7 +333,6 @@ RULESETS: Final[dict[str, Ruleset]] = {
         ),
         Ruleset(
             name="tute-4p",
-            title="Tute (four players in pairs)",
             description=(
                 "Four players, seats 0 and 2 against 1 and 3, 10 cards each; the dealer's last "
                 "card fixes trump. Strict play, cantes by the trick winner, tute wins the deal "
@@ -355,7 +351,6 @@ RULESETS: Final[dict[str, Ruleset]] = {
         ),
         Ruleset(
             name="tute-cabron",
-            title="Tute cabrón (pierde en medio)",
             description=(
                 "Three players, the 2s removed, 12 cards each, no trump until the first call "
                 "(king and horse in one trick). The middle score loses the hand; first to "
@@ -372,7 +367,6 @@ RULESETS: Final[dict[str, Ruleset]] = {
         ),
         Ruleset(
             name="tute-gana-pierde",
-            title="Tute gana-pierde",
             description=(
                 "Three to five players alone (3: aces removed, 12 each; 4: 10 each; 5: 8 each), "
                 "no trump until the first call. Most and fewest points win the round; first to "

@@ -3,7 +3,8 @@
 A log gives a deal either as ``hands`` (+ ``stock`` for tute-2p, + ``trump_card`` for
 tute-3p/tute-4p) or as the whole ``deck`` in dealing order (docs/api.md). Both are checked against
 the ruleset's pack for the number of players: every card exactly once, hands of the right size,
-the trump card in the dealer's hand. Errors name the seat and the card.
+the trump card in the dealer's hand. Errors name the seat and the card. :func:`build_setup`
+reads a deal; :func:`deal_json` writes one, in either form.
 
 The *mano* is the seat after the dealer; it leads the first trick.
 """
@@ -16,6 +17,7 @@ from typing import Any, final
 from arbiter.engine.cards import (
     Card,
     Notation,
+    card_codes,
     card_suit,
     code_table,
     format_card,
@@ -25,7 +27,7 @@ from arbiter.engine.cards import (
 from arbiter.engine.errors import CardCodeError, SetupError
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.records import Record
-from arbiter.engine.rulesets import Ruleset
+from arbiter.engine.rulesets import Ruleset, TrumpSource
 
 
 @final
@@ -62,6 +64,35 @@ def mano(dealer: int, players: int) -> int:
 def next_dealer(dealer: int, players: int) -> int:
     """Who deals the next deal when a log does not say: the deal rotates to this deal's mano."""
     return mano(dealer, players)
+
+
+def deal_json(
+    ruleset: Ruleset,
+    dealer: int,
+    hands: Sequence[Sequence[Card]],
+    stock: Sequence[Card] = (),
+    *,
+    as_deck: bool = False,
+    notation: Notation = "spanish",
+) -> dict[str, Any]:
+    """A deal in the log's form (docs/api.md), which :func:`build_setup` reads back: each
+    seat's cards in the order they were dealt, and the stock (tute-2p) in draw order, its last
+    card the one turned. As the ``deck``: one card to each seat in turn from the mano, round the
+    table, then the stock. Else ``hands`` (+ ``stock``, + ``trump_card`` where the dealer's
+    card fixes trump: the dealer's last card, as a deck would deal it)."""
+    codes = card_codes(notation)
+    out: dict[str, Any] = {"dealer": dealer}
+    if as_deck:
+        players, first = len(hands), mano(dealer, len(hands))
+        dealt = [hands[(first + i) % players][i // players] for i in range(len(hands[0]) * players)]
+        out["deck"] = [codes[c] for c in (*dealt, *stock)]
+        return out
+    out["hands"] = [[codes[c] for c in hand] for hand in hands]
+    if ruleset.stock:
+        out["stock"] = [codes[c] for c in stock]
+    if ruleset.trump_from == TrumpSource.DEALER:
+        out["trump_card"] = codes[hands[dealer][-1]]
+    return out
 
 
 class _PackCounter:

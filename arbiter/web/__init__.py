@@ -47,7 +47,7 @@ from arbiter.engine.cards import (
     pack_mask,
 )
 from arbiter.engine.rulesets import RULESETS, Ruleset
-from arbiter.i18n import LANGS, Lang, Phrases, area, pick_lang
+from arbiter.i18n import LANGS, Lang, Phrases, area, pick_lang, ruleset_dict
 from arbiter.web import documents
 
 web = Blueprint(
@@ -91,7 +91,7 @@ class _Site:
         data = {
             "version": __version__,
             "strings": {lang: area(lang, "page") for lang in LANGS},
-            "rulesets": {name: r.to_dict() for name, r in RULESETS.items()},
+            "rulesets": {name: ruleset_dict(r) for name, r in RULESETS.items()},
             "packs": {name: _packs(r) for name, r in RULESETS.items()},
             "cards": {n: _card_table(cast(Notation, n)) for n in NOTATIONS},
             "rules": {lang: _rule_links(lang) for lang in LANGS},

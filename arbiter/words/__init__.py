@@ -9,11 +9,10 @@ otherwise, and tests/test_words.py says where. Look words up through :mod:`arbit
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
 from arbiter.words import command, kit, page, referee
-
-Lang = Literal["en", "es"]
+from arbiter.words.lang import LANGS, Lang
 
 #: The areas' tables, by area name.
 AREAS: Final = {
@@ -25,9 +24,9 @@ AREAS: Final = {
 
 
 def _union() -> dict[Lang, dict[str, str]]:
-    out: dict[Lang, dict[str, str]] = {"en": {}, "es": {}}
+    out: dict[Lang, dict[str, str]] = {lang: {} for lang in LANGS}
     for name, table in AREAS.items():
-        for lang in ("en", "es"):
+        for lang in LANGS:
             clash = out[lang].keys() & table[lang].keys()
             if clash:
                 raise ValueError(f"words of {name} already defined elsewhere: {sorted(clash)}")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
-Lang = Literal["en", "es"]
+from arbiter.words.lang import Lang
 
 WORDS: Final[dict[Lang, dict[str, str]]] = {
     "en": {
@@ -78,7 +78,6 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "cli.summary.illegal": "illegal events",
         "cli.summary.none": "none",
         "cli.summary.skipped": "inputs not read",
-        "cli.conformance.written": "{count} vectors written to {path}",
         "cli.conformance.no_match": "no vector matches --rules and --rulesets",
         "cli.conformance.cannot_start": "cannot start the engine {engine}: {reason}",
         "cli.conformance.cannot_reach": "cannot reach the engine at {engine}: {reason}",
@@ -167,7 +166,6 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "cli.summary.illegal": "eventos ilegales",
         "cli.summary.none": "ninguno",
         "cli.summary.skipped": "entradas no leídas",
-        "cli.conformance.written": "{count} vectores escritos en {path}",
         "cli.conformance.no_match": "ningún vector cumple --rules y --rulesets",
         "cli.conformance.cannot_start": "no se puede arrancar el motor {engine}: {reason}",
         "cli.conformance.cannot_reach": "no se puede contactar con el motor en {engine}: {reason}",

@@ -3,9 +3,9 @@ and en."""
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
-Lang = Literal["en", "es"]
+from arbiter.words.lang import Lang
 
 WORDS: Final[dict[Lang, dict[str, str]]] = {
     "en": {

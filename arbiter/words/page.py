@@ -3,15 +3,18 @@
 Every explanation of a ruling comes from the API's answer; these are the page's own words.
 Templates use them through ``t(key)`` without the prefix, and the page's script gets both
 tables (:func:`arbiter.i18n.area`) and fills ``{field}`` placeholders as text, never as markup.
+The rulesets' titles are the referee's words (``ruleset.<name>``), given to the page under its
+own prefix too (``page.ruleset.<name>``), not written again.
 """
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
-Lang = Literal["en", "es"]
+from arbiter.words import referee
+from arbiter.words.lang import LANGS, Lang
 
-WORDS: Final[dict[Lang, dict[str, str]]] = {
+_OWN: Final[dict[Lang, dict[str, str]]] = {
     "en": {
         "page.title": "Referee's view",
         "page.tagline": (
@@ -238,11 +241,6 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.option.loser_target": "Lost hands that lose the match",
         "page.option.token_target": "Tokens that win the match",
         "page.option.call_ranks": "The pair that makes a call",
-        "page.ruleset.tute-2p": "Tute for two",
-        "page.ruleset.tute-3p": "Tute for three",
-        "page.ruleset.tute-4p": "Tute in pairs, for four",
-        "page.ruleset.tute-cabron": "Tute cabrón, for three",
-        "page.ruleset.tute-gana-pierde": "Tute gana-pierde, for three to five",
         "page.entry.heading": "2. The cards",
         "page.entry.now": "Now: {place} — tap its cards in the pack.",
         "page.entry.now_trump": (
@@ -592,11 +590,6 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.option.loser_target": "Manos perdidas que pierden la partida",
         "page.option.token_target": "Fichas para ganar la partida",
         "page.option.call_ranks": "La pareja que hace cante",
-        "page.ruleset.tute-2p": "Tute a dos",
-        "page.ruleset.tute-3p": "Tute a tres",
-        "page.ruleset.tute-4p": "Tute por parejas, a cuatro",
-        "page.ruleset.tute-cabron": "Tute cabrón, a tres",
-        "page.ruleset.tute-gana-pierde": "Tute gana-pierde, de tres a cinco",
         "page.entry.heading": "2. Las cartas",
         "page.entry.now": "Ahora: {place} — toca sus cartas en la baraja.",
         "page.entry.now_trump": (
@@ -729,3 +722,13 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "page.play.unknown_card": "carta desconocida",
     },
 }
+
+
+def _with_titles(lang: Lang) -> dict[str, str]:
+    """The page's own words and the rulesets' titles, which its script reads as
+    ``ruleset.<name>``."""
+    titles = {k: v for k, v in referee.WORDS[lang].items() if k.startswith("ruleset.")}
+    return {**_OWN[lang], **{f"page.{key}": title for key, title in titles.items()}}
+
+
+WORDS: Final[dict[Lang, dict[str, str]]] = {lang: _with_titles(lang) for lang in LANGS}

@@ -1,5 +1,6 @@
 """The referee's words: every ``message`` of the API's answers (renuncios, illegal events,
-outcomes, verdicts), in Spanish and English, and the words that name cards and suits.
+outcomes, verdicts) and the rulesets' titles, in Spanish and English, and the words that name
+cards and suits.
 
 Keys have no area prefix (``renuncio.asistir``, ``reason.points``...); :mod:`arbiter.i18n`
 looks them up. Card names take their Spanish gender (la sota, el rey) and French-suited logs get
@@ -8,9 +9,9 @@ French names.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
-Lang = Literal["en", "es"]
+from arbiter.words.lang import Lang
 
 RANK_WORDS: Final[dict[tuple[str, str], dict[int, str]]] = {
     ("en", "spanish"): {1: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
@@ -94,6 +95,12 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "tie.all": "the deal goes to {winners}",
         "nobody": "nobody",
         "and": " and ",
+        # the rulesets' titles (GET /v1/rulesets answers them in English; the page shows them)
+        "ruleset.tute-2p": "Tute (two players)",
+        "ruleset.tute-3p": "Tute (three players)",
+        "ruleset.tute-4p": "Tute (four players in pairs)",
+        "ruleset.tute-cabron": "Tute cabrón (pierde en medio)",
+        "ruleset.tute-gana-pierde": "Tute gana-pierde",
     },
     "es": {
         "renuncio.asistir": (
@@ -154,5 +161,10 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "tie.all": "la mano es para {winners}",
         "nobody": "nadie",
         "and": " y ",
+        "ruleset.tute-2p": "Tute a dos",
+        "ruleset.tute-3p": "Tute a tres",
+        "ruleset.tute-4p": "Tute por parejas, a cuatro",
+        "ruleset.tute-cabron": "Tute cabrón (pierde en medio)",
+        "ruleset.tute-gana-pierde": "Tute gana-pierde",
     },
 }

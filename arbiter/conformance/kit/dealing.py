@@ -2,22 +2,23 @@
 
 A :class:`Setting` is a game's table (ruleset, players, the options its log sets — at random
 with ``options_random``); :func:`deal_of` deals it, now and then giving one seat a tute or two
-pairs, which random deals rarely do and the rules about declarations need; :func:`choose` is the
-move a careless player makes: a declaration now and then, sometimes any card of the hand.
+pairs, which random deals rarely do and the rules about declarations need. The referee plays the
+deal on as a careless player would (:func:`arbiter.simulate.choose_move`, at the rates here): a
+declaration now and then, sometimes any card of the hand.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from itertools import combinations
 from typing import Any, Final, NamedTuple
 
 from arbiter.conformance.kit.protocol import NAMES
-from arbiter.engine.cards import HORSE, KING, Suit, cards_of, format_card, make_card, pack_mask
+from arbiter.engine.cards import HORSE, KING, Suit, cards_of, make_card, pack_mask
 from arbiter.engine.log import Header, parse_header
-from arbiter.engine.moves import PLAY, TUTE, Move
-from arbiter.engine.position import Position
-from arbiter.engine.rulesets import RULESETS, CanteStyle, TrumpSource
+from arbiter.engine.rulesets import RULESETS, CanteStyle, OptionSpec
+from arbiter.engine.setup import deal_json
 from arbiter.simulate import random_deal_cards
 
 #: How many deals a game may hold (the match may end sooner): mostly one.
@@ -52,10 +53,30 @@ class Setting(NamedTuple):
         return parse_header(self.head())
 
 
+#: Integer options with more values than this are sampled (see :func:`option_values`).
+WIDEST_FULL_RANGE: Final = 8
+
+
+def option_values(spec: OptionSpec) -> tuple[Any, ...]:
+    """The values of an option that play-testing and the published set exercise: all of them,
+    except for an integer range wider than :data:`WIDEST_FULL_RANGE`, of which the minimum, the
+    one after it, the default and the maximum; ranks are every pair of two different ranks, low
+    first."""
+    if spec.type == "boolean":
+        return (True, False)
+    if spec.type == "ranks":
+        ranks = sorted(spec.to_dict()["allowed"])
+        return tuple(list(pair) for pair in combinations(ranks, 2))
+    if spec.allowed is not None:
+        return tuple(spec.allowed)
+    assert spec.minimum is not None and spec.maximum is not None
+    if spec.maximum - spec.minimum < WIDEST_FULL_RANGE:
+        return tuple(range(spec.minimum, spec.maximum + 1))
+    return tuple(sorted({spec.minimum, spec.minimum + 1, spec.default, spec.maximum}))
+
+
 def setting_of(rulesets: Sequence[str], options_random: bool, rng: random.Random) -> Setting:
     """A table of one of ``rulesets``, with options at random (``options_random``)."""
-    from arbiter.conformance.vectors.rules import option_values  # the values the kit exercises
-
     name = rng.choice(rulesets)
     ruleset = RULESETS[name]
     options: dict[str, Any] = {}
@@ -87,26 +108,4 @@ def deal_of(setting: Setting, dealer: int, rng: random.Random) -> dict[str, Any]
     for s in range(n):
         while len(hands[s]) < size:
             hands[s].append(rest.pop())
-    deal: dict[str, Any] = {"dealer": dealer, "hands": [[format_card(c) for c in h] for h in hands]}
-    if ruleset.stock:
-        deal["stock"] = [format_card(c) for c in rest]
-    elif ruleset.trump_from == TrumpSource.DEALER:
-        deal["trump_card"] = deal["hands"][dealer][-1]
-    return deal
-
-
-def choose(
-    position: Position, rng: random.Random, renuncio_rate: float, declare_rate: float
-) -> Move:
-    """The referee's next move, as a careless player makes it: a declaration now and then (a
-    tute, which ends the deal, more rarely), sometimes any card of the hand."""
-    deal = position.deal
-    legal = deal.legal_moves()
-    declarations = [m for m in legal if m.kind != PLAY]
-    if declarations and rng.random() < declare_rate:
-        move = rng.choice(declarations)
-        if move.kind != TUTE or rng.random() < TUTE_RATE:
-            return move
-    if rng.random() < renuncio_rate:
-        return Move.play(deal.turn, rng.choice(cards_of(deal.hands[deal.turn])))
-    return rng.choice([m for m in legal if m.kind == PLAY])
+    return deal_json(ruleset, dealer, hands, rest)

@@ -32,7 +32,7 @@ from arbiter.conformance.kit.dealing import (
     DECLARE_RATE,
     GAME_DEALS,
     RENUNCIO_RATE,
-    choose,
+    TUTE_RATE,
     deal_of,
     setting_of,
 )
@@ -49,10 +49,12 @@ from arbiter.conformance.kit.sampling import (
     signature_of,
 )
 from arbiter.conformance.kit.shrink import Case, shrink
-from arbiter.engine.log import parse_deal
+from arbiter.engine.log import first_dealer, parse_deal
 from arbiter.engine.moves import Move
 from arbiter.engine.position import Position
 from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.setup import next_dealer
+from arbiter.simulate import choose_move
 
 #: The most distinct disagreements a run keeps (each is shrunk).
 MOST_FINDINGS: Final = 40
@@ -176,7 +178,7 @@ class Game:
         rng, setting = self.rng, self.setting
         n = setting.players
         position: Position | None = None
-        dealer = n - 1
+        dealer = first_dealer(self.header)
         for _ in range(rng.choice(GAME_DEALS)):
             raw = deal_of(setting, dealer, rng)
             setup, _ = parse_deal(self.header, {**raw, "events": []}, dealer)
@@ -189,13 +191,13 @@ class Game:
                 yield self.point(position, last)
                 if position.deal.over:
                     break
-                move = choose(position, rng, RENUNCIO_RATE, DECLARE_RATE)
+                move = choose_move(position.deal, rng, RENUNCIO_RATE, DECLARE_RATE, TUTE_RATE)
                 position.apply(move)
                 last.append(move)
                 self.log.append(move.to_json(self.header.notation))
             if position.standing.over:
                 return
-            dealer = (dealer + 1) % n
+            dealer = next_dealer(dealer, n)
 
     def point(self, position: Position, last: Sequence[Move]) -> Point:
         asked = questions_at(position, self.rng, self.plan.asks, last)

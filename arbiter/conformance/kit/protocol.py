@@ -37,6 +37,34 @@ class Ask(StrEnum):
     REPLAY = "replay"  # the adjudication of the whole log (or its refusal)
 
 
+class Family(StrEnum):
+    """The kinds of rule a vector exercises, in the order the coverage table lists them. A rule
+    name is ``family`` or ``family:detail`` (``obligation:montar``, ``option:match_target=5``,
+    ``draws``); docs/conformance.md lists them."""
+
+    OBLIGATION = "obligation"
+    CONTRAFALLAR = "contrafallar"  # holding neither the suit led nor a trump: any card
+    ILLEGAL = "illegal"
+    OUTCOME = "outcome"
+    OPTION = "option"
+    DECLARATION = "declaration"
+    CALL = "call"
+    DRAWS = "draws"
+    FREE_PLAY = "free-play"
+    SITUATION = "situation"  # a position engines get wrong
+    FRENCH = "french-notation"
+    SETUP = "setup"
+    AFTER_MATCH = "after-match"
+
+
+def family_of(rule: str) -> Family | None:
+    """The family a rule name belongs to (None: a name of no family of the kit's)."""
+    try:
+        return Family(rule.partition(":")[0])
+    except ValueError:
+        return None
+
+
 class Kind(StrEnum):
     """The kinds of ``expect``, named by the key that holds the answer."""
 

@@ -21,8 +21,7 @@ import arbiter
 from arbiter.conformance.kit.checker import GIVE_UP_AFTER, Run
 from arbiter.conformance.kit.engines import Trouble
 from arbiter.conformance.kit.grading import Difference, Grade, Part, Result, move_key
-from arbiter.conformance.kit.protocol import KIT_VERSION, Ask, Vector, dumps
-from arbiter.conformance.vectors.rules import all_rules
+from arbiter.conformance.kit.protocol import KIT_VERSION, Ask, Family, Vector, dumps, family_of
 from arbiter.engine.errors import ArbiterError
 from arbiter.i18n import Lang, text
 
@@ -147,12 +146,20 @@ def _cell(counts: Counter[Grade] | None) -> tuple[str, str]:
     return text, "green"
 
 
+#: Each family's place in the table, families first in their order, then rules of none.
+_FAMILIES: Final = {family: place for place, family in enumerate(Family)}
+
+
+def _family_place(rule: str) -> int:
+    family = family_of(rule)
+    return len(_FAMILIES) if family is None else _FAMILIES[family]
+
+
 def table_rows(run: Run) -> tuple[list[str], list[list[tuple[str, str]]]]:
     """The rulesets (columns) and, per rule and a last line for all, the cells."""
     rulesets = list(dict.fromkeys(r.vector.ruleset for r in run.results))
-    order = {rule: i for i, rule in enumerate(all_rules())}
-    met = dict.fromkeys(r.vector.rule for r in run.results)
-    rules = sorted(met, key=lambda rule: order.get(rule, len(order)))
+    met = dict.fromkeys(r.vector.rule for r in run.results)  # each ruleset's in its file's order
+    rules = sorted(met, key=_family_place)
     cells = run.by_cell()
     rows = [[(rule, "")] + [_cell(cells.get((rule, rs))) for rs in rulesets] for rule in rules]
     totals = run.by_ruleset()

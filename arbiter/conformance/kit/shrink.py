@@ -23,7 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arbiter.conformance.kit.dealing import DECLARE_RATE, RENUNCIO_RATE, Setting, choose, deal_of
+from arbiter.conformance.kit.dealing import (
+    DECLARE_RATE,
+    RENUNCIO_RATE,
+    TUTE_RATE,
+    Setting,
+    deal_of,
+)
 from arbiter.conformance.kit.engines import Engine, Reply
 from arbiter.conformance.kit.grading import Grade, Result, judge
 from arbiter.conformance.kit.positions import position_json
@@ -42,6 +48,7 @@ from arbiter.engine.errors import ArbiterError
 from arbiter.engine.match import replay
 from arbiter.engine.moves import Move
 from arbiter.engine.position import Position
+from arbiter.simulate import choose_move
 
 #: The most questions and seconds one shrink may spend.
 MOST_QUESTIONS: Final = 2000
@@ -237,7 +244,7 @@ def _played_until(
                 return found
         if position.deal.over:
             return None
-        move = choose(position, rng, RENUNCIO_RATE, DECLARE_RATE)
+        move = choose_move(position.deal, rng, RENUNCIO_RATE, DECLARE_RATE, TUTE_RATE)
         position.apply(move)
         events.append(move.to_json(position.header.notation))
     return None

@@ -4,7 +4,7 @@ covers the rules (docs/conformance.md, "Situations").
 A rule name says what a vector checks; a situation says where: a follower of a trick that a
 trump wins, holding cards of the suit led above and below its best card; a tute open after a
 won trick; a cante open to a side that has sung before... Each :class:`Situation` has a
-predicate over a :class:`~arbiter.conformance.vectors.positions.Spot` (the engine's position
+predicate over a :class:`~devtools.vectors.positions.Spot` (the engine's position
 view of the point where the question is asked), the rulesets where it can arise
 (:data:`ARISES`) and the move whose verdict shows it (:func:`move_of`). The search offers a
 ``legal_moves`` vector and a verdict on that move wherever a situation holds; the coverage
@@ -18,12 +18,12 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, Final
 
-from arbiter.conformance.vectors.positions import Spot, spots
 from arbiter.engine.cards import (
     HORSE,
     KING,
     SEVEN,
     SUIT_MASK,
+    card_suit,
     cards_of,
     display_order,
     make_card,
@@ -34,6 +34,7 @@ from arbiter.engine.moves import SING, TUTE, Move
 from arbiter.engine.obligations import NO_TRUMP, beats
 from arbiter.engine.rulesets import CanteStyle, Options, Ruleset, partner
 from arbiter.engine.scoring import side_of
+from devtools.vectors.positions import Spot, spots
 
 #: The two of a suit (the card some engines let a player exchange for the turned card).
 TWO: Final = 2
@@ -72,17 +73,8 @@ Holds = Callable[[Spot, Ruleset, Options], bool]
 # --- facts of a position --------------------------------------------------------------------------
 
 
-def _hand(spot: Spot) -> int:
-    view = spot.view
-    return 0 if view.turn is None else view.hands[view.turn]
-
-
 def _following(spot: Spot) -> bool:
     return spot.view.turn is not None and bool(spot.view.trick) and spot.view.strict
-
-
-def _led(spot: Spot) -> int:
-    return spot.view.trick[0][1] // 10
 
 
 def _winning(spot: Spot) -> tuple[int, int]:
@@ -97,7 +89,7 @@ def _winning(spot: Spot) -> tuple[int, int]:
 def _trumped(spot: Spot) -> bool:
     """A trump wins a trick whose suit led is not trump."""
     trump = spot.view.trump
-    return trump != NO_TRUMP and _led(spot) != trump and _winning(spot)[1] // 10 == trump
+    return trump not in (NO_TRUMP, spot.led) and card_suit(_winning(spot)[1]) == trump
 
 
 def _declarations(spot: Spot, kind: int) -> list[Move]:
@@ -119,9 +111,9 @@ def _sang(spot: Spot, seat: int, ruleset: Ruleset, earlier: bool) -> int:
 def _trumped_split(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     if not _following(spot) or not _trumped(spot):
         return False
-    led = _led(spot)
-    best = max(c for _, c in spot.view.trick if c // 10 == led)
-    held = cards_of(_hand(spot) & SUIT_MASK[led])
+    led = spot.led
+    best = max(c for _, c in spot.view.trick if card_suit(c) == led)
+    held = cards_of(spot.hand & SUIT_MASK[led])
     return any(c > best for c in held) and any(c < best for c in held)
 
 
@@ -168,9 +160,9 @@ def _cantes_limit(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
 
 def _contrafallar_trump_lead(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     trump = spot.view.trump
-    if not _following(spot) or trump == NO_TRUMP or _led(spot) != trump:
+    if not _following(spot) or trump == NO_TRUMP or spot.led != trump:
         return False
-    return not _hand(spot) & SUIT_MASK[trump]
+    return not spot.hand & SUIT_MASK[trump]
 
 
 def _last_trick_renuncio(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
@@ -195,7 +187,7 @@ def _two_of_trumps(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     view = spot.view
     if view.turn is None or view.trick or not view.stock_left or view.trump == NO_TRUMP:
         return False
-    hand = _hand(spot)
+    hand = spot.hand
     two, seven = make_card(TWO, view.trump), make_card(SEVEN, view.trump)
     return bool(hand >> two & 1) and not hand >> seven & 1
 
@@ -255,10 +247,10 @@ def move_of(situation: Situation, spot: Spot) -> Move | None:
     turn = view.turn
     if turn is None:
         return None
-    hand = _hand(spot)
+    hand = spot.hand
     if situation is Situation.TRUMPED_SPLIT:
-        led = _led(spot)
-        best = max(c for _, c in view.trick if c // 10 == led)
+        led = spot.led
+        best = max(c for _, c in view.trick if card_suit(c) == led)
         return Move.play(turn, min(c for c in cards_of(hand & SUIT_MASK[led]) if c < best))
     if situation in (Situation.TUTE_AFTER_TRICK, Situation.TUTE_FIRST_LEAD):
         return _declarations(spot, TUTE)[0]

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import arbiter
+from arbiter.conformance.kit.dealing import option_values
 from arbiter.conformance.kit.protocol import EXPECT_KINDS, NAMES, Ask, dumps, events_in, kind_of
 from arbiter.conformance.kit.referee_answers import referee_answer
-from arbiter.conformance.vectors.rules import option_rule, option_values, rules_for
-from arbiter.conformance.vectors.selection import Pool
 from arbiter.engine.rulesets import RULESETS, OptionSpec
+from devtools.vectors.rules import option_rule, rules_for
+from devtools.vectors.selection import Pool
 
 
 class Table(NamedTuple):
@@ -68,13 +69,6 @@ def play(seat: int, code: str) -> dict[str, Any]:
 def body_of(log: Any) -> dict[str, Any]:
     """The referee's replay body (the log must be accepted)."""
     return arbiter.replay(log).to_dict()
-
-
-def body_with_steps(log: Any) -> dict[str, Any]:
-    """The referee's replay body with every deal's steps (the log must be accepted)."""
-    from arbiter.service import LIBRARY
-
-    return LIBRARY.replay(log, steps=True).to_dict()
 
 
 def moves_key(moves: Sequence[Mapping[str, Any]] | None) -> list[str] | None:

@@ -1,4 +1,4 @@
-"""Logs the referee refuses, one :class:`~arbiter.conformance.vectors.rules.SetupFault` at a time.
+"""Logs the referee refuses, one :class:`~devtools.vectors.rules.SetupFault` at a time.
 
 Each fault is made by changing one thing in a correct log of the table — a card repeated, a
 hand too short, a stock where there is none, an option value out of range... — in a few places
@@ -13,11 +13,11 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from arbiter.conformance.vectors.card_codes import pack
-from arbiter.conformance.vectors.probing import Table
-from arbiter.conformance.vectors.rules import SetupFault
-from arbiter.engine.cards import SPANISH_SUIT_LETTERS
+from arbiter.engine.cards import format_card, make_card
 from arbiter.engine.rulesets import RULESETS, OptionSpec
+from devtools.vectors.hand_built import SUITS, pack
+from devtools.vectors.probing import Table
+from devtools.vectors.rules import SetupFault
 
 Log = dict[str, Any]
 Breaker = Callable[[Table, Log, random.Random], Iterator[Log]]
@@ -79,10 +79,10 @@ def card_not_in_pack(table: Table, log: Log, rng: random.Random) -> Iterator[Log
     removed = RULESETS[table.ruleset].removed_rank[table.players]
     if removed is None:
         return
-    for suit in rng.sample(SPANISH_SUIT_LETTERS, 2):
+    for suit in rng.sample(SUITS, 2):
         out, deal = _copy(log)
         cards = _cards(deal)
-        cards[rng.randrange(len(cards))] = f"{removed}{suit}"
+        cards[rng.randrange(len(cards))] = format_card(make_card(removed, suit))
         yield out
 
 
@@ -122,7 +122,7 @@ def stock(table: Table, log: Log, rng: random.Random) -> Iterator[Log]:
 def trump_card(table: Table, log: Log, rng: random.Random) -> Iterator[Log]:
     out, deal = _copy(log)
     if "trump_card" not in deal:
-        deal["trump_card"] = pack(*table)[0]
+        deal["trump_card"] = format_card(pack(table)[0])
         yield out
         return
     del deal["trump_card"]

@@ -1,5 +1,5 @@
-"""Card codes as the vectors write them, read and written by the engine's one table of cards
-(:mod:`arbiter.engine.cards`), and logs turned into French notation.
+"""Logs rewritten in French notation, with the engine's one table of cards
+(:mod:`arbiter.engine.cards`).
 
 The search builds its logs in Spanish codes (``12C``: rank number, suit letter);
 ``french-notation`` vectors are those logs rewritten with French codes (``KH``, or ``K♥`` with
@@ -10,44 +10,18 @@ rank or a card: every code comes from the engine.
 from __future__ import annotations
 
 import copy
-from functools import cache
 from typing import Any, Final
 
 from arbiter.engine.cards import (
     Suit,
-    card_rank,
     card_suit,
     code_table,
-    display_order,
     format_card,
     format_suit,
     make_card,
-    pack_mask,
     parse_card,
     parse_suit,
 )
-from arbiter.engine.rulesets import RULESETS
-
-
-def suit_of(code: str) -> str:
-    """The suit letter of a Spanish card code."""
-    return format_suit(card_suit(parse_card(code)))
-
-
-def rank_of(code: str) -> int:
-    return card_rank(parse_card(code))
-
-
-def card(rank: int, suit: str) -> str:
-    """The Spanish code of the card of ``rank`` in the suit of letter ``suit``."""
-    return format_card(make_card(rank, parse_suit(suit)))
-
-
-@cache
-def pack(ruleset: str, players: int) -> tuple[str, ...]:
-    """Every card code of the table's pack, by suit then rank."""
-    cards = display_order(pack_mask(RULESETS[ruleset].removed_rank[players]))
-    return tuple(format_card(c) for c in cards)
 
 
 def _suit_symbols() -> tuple[str, ...]:

@@ -22,38 +22,18 @@ import json
 from collections.abc import Callable, Mapping
 from enum import Enum, StrEnum
 from functools import partial
-from itertools import combinations
 from typing import Any, Final, TypeVar
 
-from arbiter.conformance.vectors.situations import ARISES, Situation
+from arbiter.conformance.kit.dealing import option_values
+from arbiter.conformance.kit.protocol import Family, family_of
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS, OptionSpec, Ruleset
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
+from devtools.vectors.situations import ARISES, Situation
 
 Applies = Callable[[Ruleset], bool]
 E = TypeVar("E", bound=Enum)
-
-#: Integer options with more values than this are sampled (see :func:`option_values`).
-WIDEST_FULL_RANGE: Final = 8
-
-
-class Family(StrEnum):
-    """The kinds of rule, in the order the coverage table lists them."""
-
-    OBLIGATION = "obligation"
-    CONTRAFALLAR = "contrafallar"  # holding neither the suit led nor a trump: any card
-    ILLEGAL = "illegal"
-    OUTCOME = "outcome"
-    OPTION = "option"
-    DECLARATION = "declaration"
-    CALL = "call"
-    DRAWS = "draws"
-    FREE_PLAY = "free-play"
-    SITUATION = "situation"  # a position engines get wrong (situations.py)
-    FRENCH = "french-notation"
-    SETUP = "setup"
-    AFTER_MATCH = "after-match"
 
 
 class Declaration(StrEnum):
@@ -228,23 +208,6 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
-def option_values(spec: OptionSpec) -> tuple[Any, ...]:
-    """The values of an option the kit exercises: all of them, except for an integer range
-    wider than :data:`WIDEST_FULL_RANGE`, of which the minimum, the one after it, the default
-    and the maximum; ranks are every pair of two different ranks, low first."""
-    if spec.type == "boolean":
-        return (True, False)
-    if spec.type == "ranks":
-        ranks = sorted(spec.to_dict()["allowed"])
-        return tuple(list(pair) for pair in combinations(ranks, 2))
-    if spec.allowed is not None:
-        return tuple(spec.allowed)
-    assert spec.minimum is not None and spec.maximum is not None
-    if spec.maximum - spec.minimum < WIDEST_FULL_RANGE:
-        return tuple(range(spec.minimum, spec.maximum + 1))
-    return tuple(sorted({spec.minimum, spec.minimum + 1, spec.default, spec.maximum}))
-
-
 #: The enum that names the details of a family's rules.
 _DETAILS: Final[dict[Family, type[StrEnum]]] = {
     Family.OBLIGATION: Obligation,
@@ -318,7 +281,3 @@ def all_rules() -> tuple[str, ...]:
         for rules in by_ruleset:
             seen.update(dict.fromkeys(r for r in rules if family_of(r) is family))
     return tuple(seen)
-
-
-def family_of(rule: str) -> Family:
-    return Family(rule.partition(":")[0])

@@ -1,8 +1,7 @@
-"""``arbiter conformance export``: search, choose and write a set of vectors.
+"""Search, choose and write a set of vectors (``python -m devtools.vectors``).
 
-:func:`build` runs every search of :mod:`arbiter.conformance.vectors.searches` for every table,
-then chooses per ruleset and rule the smallest vectors
-(:class:`~arbiter.conformance.vectors.selection.Pool`).
+:func:`build` runs every search of :mod:`devtools.vectors.searches` for every table, then
+chooses per ruleset and rule the smallest vectors (:class:`~devtools.vectors.selection.Pool`).
 The same seed, ``per_rule`` and engine always give the same bytes: the published set in
 ``conformance/`` is ``build(DEFAULT_SEED, DEFAULT_PER_RULE)`` (a test writes it again and
 compares).
@@ -16,10 +15,10 @@ from typing import Final
 import arbiter
 from arbiter.conformance.kit import vector_files
 from arbiter.conformance.kit.protocol import Vector
-from arbiter.conformance.vectors.probing import Prober, tables
-from arbiter.conformance.vectors.rules import coverage_rules
-from arbiter.conformance.vectors.searches import french, search_table
-from arbiter.conformance.vectors.selection import Pool
+from devtools.vectors.probing import Prober, tables
+from devtools.vectors.rules import coverage_rules
+from devtools.vectors.searches import french, search_table
+from devtools.vectors.selection import Pool
 
 DEFAULT_SEED: Final = 13
 DEFAULT_PER_RULE: Final = 8

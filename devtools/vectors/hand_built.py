@@ -3,99 +3,121 @@ late — a tute on the first lead, several cantes after one trick, two pairs in 
 of any two ranks, a hand strong enough to pass 100 points.
 
 :func:`shaped` deals a table's pack so that given seats hold given cards (and lack given suits),
-the rest at random; :func:`played_on` plays a deal on from a script, every scripted move checked
-to be one the referee allows, then at random among the legal plays. What the referee answers
-about the result is what the vectors publish.
+the rest at random, and writes the deal with the engine's writer
+(:func:`~arbiter.engine.setup.deal_json`); :func:`played_on` plays a deal on from a script,
+every scripted move checked to be one the referee allows, then at random among the legal plays.
+Cards are the engine's (:mod:`arbiter.engine.cards`) until a log writes them. What the referee
+answers about the result is what the vectors publish.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from functools import cache
+from typing import Any, Final
 
 from arbiter.conformance.kit.protocol import NAMES
-from arbiter.conformance.vectors.card_codes import card, pack, rank_of, suit_of
-from arbiter.conformance.vectors.probing import (
-    Table,
-    appended,
-    body_of,
-    body_with_steps,
-    moves_key,
-    play,
+from arbiter.engine.cards import (
+    HORSE,
+    KING,
+    SEVEN,
+    Card,
+    Suit,
+    card_rank,
+    card_suit,
+    display_order,
+    pack_mask,
 )
-from arbiter.engine.cards import HORSE, KING, SEVEN
-from arbiter.engine.cards import SPANISH_SUIT_LETTERS as SUITS
-from arbiter.engine.rulesets import RULESETS
+from arbiter.engine.cards import make_card as card
+from arbiter.engine.moves import Move, TuteOf
+from arbiter.engine.obligations import NO_TRUMP
+from arbiter.engine.rulesets import RULESETS, TrumpSource
+from arbiter.engine.setup import deal_json, mano
+from devtools.vectors.positions import by_code, of_suit, spots
+from devtools.vectors.probing import Table, appended, body_of, moves_key
 
 Deal = dict[str, Any]
 Log = dict[str, Any]
+Event = dict[str, Any]
+#: The four suits, in the order the search draws them from.
+SUITS: Final[tuple[int, ...]] = tuple(Suit)
+
+
+@cache
+def pack(table: Table) -> tuple[Card, ...]:
+    """Every card of the table's pack, by suit then rank."""
+    return tuple(display_order(pack_mask(RULESETS[table.ruleset].removed_rank[table.players])))
+
+
+def play(seat: int, card: Card) -> Event:
+    """A play, as a log writes it."""
+    return Move.play(seat, card).to_json("spanish")
+
+
+def sing(seat: int, suit: int) -> Event:
+    return Move.sing(seat, suit).to_json("spanish")
+
+
+def dealer_for(seat: int, players: int) -> int:
+    """The dealer whose *mano* (who leads the first trick) is ``seat``: the engine's rule
+    (:func:`~arbiter.engine.setup.mano`) read backwards."""
+    return next(d for d in range(players) if mano(d, players) == seat)
 
 
 def shaped(
     table: Table,
     rng: random.Random,
-    fixed: dict[int, list[str]],
+    fixed: dict[int, list[Card]],
     *,
-    void: dict[int, str] | None = None,
+    void: Mapping[int, Collection[int]] | None = None,
     dealer: int | None = None,
-    head: Sequence[str] = (),
-    trump_suit: str | None = None,
+    head: Sequence[Card] = (),
+    trump_suit: int | None = None,
     as_deck: bool = False,
 ) -> Deal | None:
     """A deal of ``table`` where each seat of ``fixed`` holds those cards and no seat of
     ``void`` holds a card of those suits; tute-2p's stock starts with ``head``. The trump card
-    (tute-2p's turned card, the dealer's shown card) is of ``trump_suit`` when given. None when
-    the cards cannot be dealt so."""
+    (tute-2p's turned card, the dealer's shown card) is of ``trump_suit`` when given. The
+    dealer is ``dealer``, or the one whose mano is seat 0. None when the cards cannot be dealt
+    so."""
     ruleset = RULESETS[table.ruleset]
     n, size = table.players, ruleset.hand_size[table.players]
-    dealer = n - 1 if dealer is None else dealer
+    dealer = dealer_for(0, n) if dealer is None else dealer
     void = void or {}
     hands = [list(fixed.get(s, [])) for s in range(n)]
     taken = {c for h in hands for c in h} | set(head)
-    rest = [c for c in pack(*table) if c not in taken]
+    rest = [c for c in pack(table) if c not in taken]
     rng.shuffle(rest)
     turned = None
     if ruleset.stock:
-        options = [c for c in rest if trump_suit is None or suit_of(c) == trump_suit]
+        options = [c for c in rest if trump_suit is None or card_suit(c) == trump_suit]
         if not options:
             return None
         turned = options[0]
         rest.remove(turned)
 
-    def seats_for(code: str) -> list[int]:
-        return [s for s in range(n) if suit_of(code) not in void.get(s, "")]
+    def seats_for(c: Card) -> list[int]:
+        return [s for s in range(n) if card_suit(c) not in void.get(s, ())]
 
     rest.sort(key=lambda c: len(seats_for(c)))  # the most constrained first (a stable sort)
     left = []
-    for code in rest:
-        room = [s for s in seats_for(code) if len(hands[s]) < size]
+    for c in rest:
+        room = [s for s in seats_for(c) if len(hands[s]) < size]
         if room:
-            hands[rng.choice(room)].append(code)
+            hands[rng.choice(room)].append(c)
         else:
-            left.append(code)
+            left.append(c)
     if any(len(h) != size for h in hands) or (left and not ruleset.stock):
         return None
-    deal: Deal = {"dealer": dealer}
-    trump_card = None
-    if ruleset.trump_from == "dealer":
-        shown = [c for c in hands[dealer] if trump_suit is None or suit_of(c) == trump_suit]
+    if ruleset.trump_from == TrumpSource.DEALER:
+        shown = [c for c in hands[dealer] if trump_suit is None or card_suit(c) == trump_suit]
         if not shown:
             return None
-        trump_card = shown[-1]
-        hands[dealer].remove(trump_card)
-        hands[dealer].append(trump_card)  # the dealer's last card
+        hands[dealer].remove(shown[-1])
+        hands[dealer].append(shown[-1])  # the dealer's last card, shown
     stock = [*head, *left, turned] if turned is not None else []
-    if as_deck:
-        mano = (dealer + 1) % n
-        deal["deck"] = [hands[(mano + i) % n][i // n] for i in range(size * n)] + stock
-    else:
-        deal["hands"] = hands
-        if ruleset.stock:
-            deal["stock"] = stock
-        if trump_card is not None:
-            deal["trump_card"] = trump_card
-    return deal
+    return deal_json(ruleset, dealer, hands, stock, as_deck=as_deck)
 
 
 def log_of(table: Table, deals: list[Deal], options: dict[str, Any] | None = None) -> Log:
@@ -142,11 +164,11 @@ def played_on(
 # --- the positions --------------------------------------------------------------------------------
 
 
-def tute_deals(table: Table, rng: random.Random, seat: int, of: str) -> Deal | None:
+def tute_deals(table: Table, rng: random.Random, seat: int, of: TuteOf) -> Deal | None:
     """A deal whose seat ``seat`` is mano and holds the four kings (or horses)."""
-    rank = KING if of == "kings" else HORSE
+    rank = KING if of is TuteOf.KINGS else HORSE
     four = [card(rank, s) for s in SUITS]
-    dealer = (seat - 1) % table.players
+    dealer = dealer_for(seat, table.players)
     return shaped(table, rng, {seat: four}, dealer=dealer, as_deck=rng.random() < 0.5)
 
 
@@ -154,10 +176,10 @@ def tutes(table: Table, rng: random.Random, count: int) -> Iterator[tuple[Log, d
     """Deals ready for a tute on the first lead, and the tute."""
     for i in range(count):
         seat = rng.randrange(table.players)
-        of = ("kings", "horses")[i % 2]
+        of = TuteOf(i % 2)
         deal = tute_deals(table, rng, seat, of)
         if deal is not None:
-            yield log_of(table, [deal]), {"type": "tute", "seat": seat, "of": of}
+            yield log_of(table, [deal]), Move.tute(seat, of).to_json("spanish")
 
 
 def cantes_after_one_trick(
@@ -172,7 +194,7 @@ def cantes_after_one_trick(
     suits = rng.sample(SUITS, pairs)
     held = [c for s in suits for c in (card(KING, s), card(HORSE, s))]
     ace = card(1, trump)
-    head: list[str] = []
+    head: list[Card] = []
     if 1 + len(held) > size:
         head = [held.pop()]  # drawn by the trick's winner first
     deal = shaped(
@@ -183,15 +205,15 @@ def cantes_after_one_trick(
     log = played_on(log_of(table, [deal]), rng, [play(0, ace), *[None] * (n - 1)], stop=n)
     if log is None:
         return None
-    return log, [{"type": "sing", "seat": 0, "suit": s} for s in suits]
+    return log, [sing(0, s) for s in suits]
 
 
-def tute_after_trick(table: Table, rng: random.Random, of: str, cante: bool) -> Log | None:
+def tute_after_trick(table: Table, rng: random.Random, of: TuteOf, cante: bool) -> Log | None:
     """The mano holds the four kings (or horses) and the ace of trumps — and, with ``cante``,
     the other card of a pair — and wins the first trick with the ace: the log ends there, with
     the tute (and the cante) open."""
     n = table.players
-    rank, other = (KING, HORSE) if of == "kings" else (HORSE, KING)
+    rank, other = (KING, HORSE) if of is TuteOf.KINGS else (HORSE, KING)
     trump = rng.choice(SUITS)
     held = [card(rank, s) for s in SUITS] + [card(1, trump)]
     if cante:
@@ -211,14 +233,13 @@ def cantes_in_two_tricks(table: Table, rng: random.Random) -> Log | None:
     trump, first, second = rng.sample(SUITS, 3)
     pairs = [card(r, s) for s in (first, second) for r in (KING, HORSE)]
     ace, three = card(1, trump), card(3, trump)
-    if not all(c in pack(*table) for c in (ace, three)):
+    if not all(c in pack(table) for c in (ace, three)):
         return None
     deal = shaped(table, rng, {0: [ace, three, *pairs]}, trump_suit=trump,
                   as_deck=rng.random() < 0.5)  # fmt: skip
     if deal is None:
         return None
-    sing = {"type": "sing", "seat": 0, "suit": first}
-    script = [play(0, ace), *[None] * (n - 1), sing, play(0, three), *[None] * (n - 1)]
+    script = [play(0, ace), *[None] * (n - 1), sing(0, first), play(0, three), *[None] * (n - 1)]
     return played_on(log_of(table, [deal]), rng, script, stop=2 * n + 1)
 
 
@@ -241,9 +262,8 @@ def partner_sang_before(table: Table, rng: random.Random) -> Log | None:
     deal = shaped(table, rng, fixed, trump_suit=trump, as_deck=rng.random() < 0.5)
     if deal is None:
         return None
-    sing = {"type": "sing", "seat": 2, "suit": theirs}
-    script: list[dict[str, Any] | None] = [play(s, fixed[s][0]) for s in range(4)]
-    script += [sing] + [play(s, fixed[s][1]) for s in (2, 3, 0, 1)]
+    script: list[Event | None] = [play(s, fixed[s][0]) for s in range(4)]
+    script += [sing(2, theirs)] + [play(s, fixed[s][1]) for s in (2, 3, 0, 1)]
     return played_on(log_of(table, [deal]), rng, script, stop=9)
 
 
@@ -253,36 +273,36 @@ def two_pairs_trick(table: Table, rng: random.Random, pair_first: bool) -> Log |
     one, two = rng.sample(SUITS, 2)
     if pair_first:
         plays = [card(HORSE, one), card(KING, one), card(HORSE, two), card(KING, two)]
-        void = {2: one, 3: one}
+        void = {2: (one,), 3: (one,)}
     else:
         plays = [card(HORSE, one), card(HORSE, two), card(KING, two), card(KING, one)]
-        void = {1: one, 2: one}
+        void = {1: (one,), 2: (one,)}
     fixed = {seat: [c] for seat, c in enumerate(plays)}
     deal = shaped(table, rng, fixed, void=void, as_deck=rng.random() < 0.5)
     if deal is None:
         return None
-    script: list[dict[str, Any] | None] = [play(s, c) for s, c in enumerate(plays)]
+    script: list[Event | None] = [play(s, c) for s, c in enumerate(plays)]
     script += [None] * (table.players - len(plays))
     return played_on(log_of(table, [deal]), rng, script, stop=table.players)
 
 
 def pair_in_first_trick(
-    table: Table, rng: random.Random, ranks: Sequence[int], suit: str, low_first: bool
+    table: Table, rng: random.Random, ranks: Sequence[int], suit: int, low_first: bool
 ) -> Log | None:
     """Seats 0 and 1 play the two cards of ``ranks`` in ``suit`` in the first trick."""
     cards = [card(r, suit) for r in ranks]
-    if not all(c in pack(*table) for c in cards):
+    if not all(c in pack(table) for c in cards):
         return None
     if not low_first:
         cards.reverse()
     # seat 2 lacks two other suits: after the call, it may be void in the suit led (if it is
     # not the one to lead), and hold the called suit
-    void = {2: "".join(rng.sample([s for s in SUITS if s != suit], 2))} if table.players > 2 else {}
+    void = {2: rng.sample([s for s in SUITS if s != suit], 2)} if table.players > 2 else {}
     deal = shaped(table, rng, {0: cards[:1], 1: cards[1:]}, void=void,
                   as_deck=rng.random() < 0.5)  # fmt: skip
     if deal is None:
         return None
-    script: list[dict[str, Any] | None] = [play(0, cards[0]), play(1, cards[1])]
+    script: list[Event | None] = [play(0, cards[0]), play(1, cards[1])]
     script += [None] * (table.players - 2)
     return played_on(log_of(table, [deal]), rng, script, stop=table.players)
 
@@ -292,32 +312,24 @@ def void_after_call(log: Log, rng: random.Random) -> Log | None:
     suit that a later seat lacks while holding the called suit (now trump), and the log stops
     at that seat's turn — whose legal moves show the call's trump. None when the deal has no
     such lead."""
-    body = body_of(log)
-    deal = body["deals"][-1]
-    trump, n = deal["trump"], len(log["players"])
-    if trump is None or not deal["tricks"]:
+    now = spots(log)[-1]
+    trump, n = now.trump, len(log["players"])
+    if trump == NO_TRUMP or not now.tricks_done:
         return None
-    leader = deal["tricks"][-1]["winner"]
-    hands = _hands_now(log)
+    leader = now.view.leader  # the winner of the trick just done
     for k in range(1, n):
         seat = (leader + k) % n
-        suits = {suit_of(c) for c in hands[seat]}
-        if trump not in suits:
+        hand = now.hands[seat]
+        if not of_suit(hand, trump):
             continue
-        for code in sorted(hands[leader]):
-            if suit_of(code) != trump and suit_of(code) not in suits:
-                return played_on(log, rng, [play(leader, code), *[None] * (k - 1)],
+        for led in by_code(now.hands[leader]):
+            if card_suit(led) != trump and not of_suit(hand, card_suit(led)):
+                return played_on(log, rng, [play(leader, led), *[None] * (k - 1)],
                                  stop=len(log["deals"][-1]["events"]) + k)  # fmt: skip
     return None
 
 
-def _hands_now(log: Log) -> list[set[str]]:
-    """Each seat's cards at the end of the log, as the referee's step-through shows them."""
-    steps = body_with_steps(log)["deals"][-1]["steps"]
-    return [set(hand) for hand in steps[-1]["hands"]]
-
-
-def pisar_after_call(table: Table, rng: random.Random) -> tuple[Log, str] | None:
+def pisar_after_call(table: Table, rng: random.Random) -> tuple[Log, Card] | None:
     """Calls in the trick: the first trick calls trump (seat 0's ace takes the king and horse
     of its suit); in the second, seat 0 leads another suit, seat 1 (void) trumps with the
     seven, and seat 2 (void too) holds a higher trump and a lower one. The log stops before
@@ -328,12 +340,12 @@ def pisar_after_call(table: Table, rng: random.Random) -> tuple[Log, str] | None
         1: [card(KING, trump), card(SEVEN, trump)],
         2: [card(HORSE, trump), card(3, trump), card(5, trump)],
     }
-    if not all(c in pack(*table) for cards in fixed.values() for c in cards):
+    if not all(c in pack(table) for cards in fixed.values() for c in cards):
         return None
-    deal = shaped(table, rng, fixed, void={1: led, 2: led}, as_deck=rng.random() < 0.5)
+    deal = shaped(table, rng, fixed, void={1: (led,), 2: (led,)}, as_deck=rng.random() < 0.5)
     if deal is None:
         return None
-    script: list[dict[str, Any] | None] = [play(s, fixed[s][0]) for s in range(3)]
+    script: list[Event | None] = [play(s, fixed[s][0]) for s in range(3)]
     script += [None] * (table.players - 3)
     script += [play(0, fixed[0][1]), play(1, fixed[1][1])]
     log = played_on(log_of(table, [deal]), rng, script, stop=table.players + 2)
@@ -345,7 +357,7 @@ def strong_hand(table: Table, rng: random.Random) -> Log | None:
     times, to pass 100 points while the others still take a trick."""
     kings = rng.sample(SUITS, 3)
     fixed = [card(r, s) for r in (1, 3) for s in SUITS] + [card(KING, s) for s in kings]
-    if not all(c in pack(*table) for c in fixed):
+    if not all(c in pack(table) for c in fixed):
         return None
     deal = shaped(table, rng, {0: fixed}, as_deck=rng.random() < 0.5)
     if deal is None:
@@ -355,4 +367,4 @@ def strong_hand(table: Table, rng: random.Random) -> Log | None:
 
 def ranks_of(table: Table) -> set[int]:
     """The ranks of the table's pack."""
-    return {rank_of(c) for c in pack(*table)}
+    return {card_rank(c) for c in pack(table)}

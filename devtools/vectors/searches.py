@@ -16,10 +16,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from arbiter.conformance.kit.protocol import EXPECT_KINDS, Ask, Kind, kind_of
+from arbiter.conformance.kit.dealing import option_values
+from arbiter.conformance.kit.protocol import EXPECT_KINDS, Ask, Family, Kind, family_of, kind_of
 from arbiter.conformance.kit.referee_answers import referee_answer
-from arbiter.conformance.vectors import card_codes, hand_built
-from arbiter.conformance.vectors.game_search import (
+from arbiter.engine.cards import cards_of
+from arbiter.engine.log import MAX_DEALS
+from arbiter.engine.moves import Move, TuteOf
+from arbiter.engine.obligations import Obligation
+from arbiter.engine.rulesets import RULESETS, resolve_options
+from arbiter.engine.scoring import Reason
+from arbiter.engine.state import IllegalCode
+from devtools.vectors import french_logs, hand_built
+from devtools.vectors.game_search import (
     OPTION_FOCUS,
     GameSearch,
     Walked,
@@ -27,9 +35,9 @@ from arbiter.conformance.vectors.game_search import (
     void_with_trumps,
     walked,
 )
-from arbiter.conformance.vectors.matches import DealBank, matches_to, target_option
-from arbiter.conformance.vectors.positions import Spot, spots
-from arbiter.conformance.vectors.probing import (
+from devtools.vectors.matches import DealBank, matches_to, target_option
+from devtools.vectors.positions import Spot, spots
+from devtools.vectors.probing import (
     OptionProbe,
     Prober,
     Table,
@@ -39,33 +47,23 @@ from arbiter.conformance.vectors.probing import (
     prefix,
     with_options,
 )
-from arbiter.conformance.vectors.rules import (
+from devtools.vectors.rules import (
     SETUP,
     Call,
-    Family,
     call,
     declaration,
     exercised,
-    family_of,
     illegal,
     obligation,
-    option_values,
     outcome,
     rule,
     rules_for,
     setup,
     situation,
 )
-from arbiter.conformance.vectors.selection import Pool
-from arbiter.conformance.vectors.setup_faults import BREAKERS
-from arbiter.conformance.vectors.situations import ARISES, HOLDS, NEEDS, Situation, move_of
-from arbiter.engine.cards import SPANISH_SUIT_LETTERS, cards_of
-from arbiter.engine.log import MAX_DEALS
-from arbiter.engine.moves import Move
-from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import RULESETS, resolve_options
-from arbiter.engine.scoring import Reason
-from arbiter.engine.state import IllegalCode
+from devtools.vectors.selection import Pool
+from devtools.vectors.setup_faults import BREAKERS
+from devtools.vectors.situations import ARISES, HOLDS, NEEDS, Situation, move_of
 
 #: How many games or built positions each search looks at, per table (the search is bounded by
 #: these, never by time, so that it is the same on every machine).
@@ -270,7 +268,7 @@ def pair_calls(p: Prober, ctx: Context) -> None:
     rng = ctx.rng(f"pairs/{ranks}")
     made = shown = 0
     for i in range(8 * PAIR_CALLS):  # a scripted play may be a renuncio: try again
-        suit = SPANISH_SUIT_LETTERS[made % 4]
+        suit = hand_built.SUITS[made % 4]
         log = hand_built.pair_in_first_trick(p.table, rng, ranks, suit, low_first=i % 2 == 0)
         if log is None:
             continue
@@ -296,7 +294,7 @@ def pisar_built(p: Prober, ctx: Context) -> None:
         if made is None:
             continue
         log, lower = made
-        move = play(2, lower)
+        move = hand_built.play(2, lower)
         verdict = p.answer(log, Ask.VERDICT, move)
         if verdict.get("obligation") == Obligation.PISAR:
             p.offer(pisar, log, verdict)
@@ -414,7 +412,7 @@ def built_situations(p: Prober, ctx: Context) -> None:
     rng = ctx.rng("situations")
     for i in range(BUILT):
         if ruleset.tute:
-            of = ("kings", "horses")[i % 2]
+            of = TuteOf(i % 2)
             for cante in (False, True) if ruleset.cantes == "declared" else (False,):
                 log = hand_built.tute_after_trick(p.table, rng, of, cante)
                 if log is not None:
@@ -488,13 +486,13 @@ def french(pool: Pool, ruleset: str, seed: int) -> None:
         for chosen in pool.chosen(ruleset, name)[:1]
     ]
     for i, source in enumerate(sources):
-        log = card_codes.french_log(source.log, symbols=i % 2 == 1)
+        log = french_logs.french_log(source.log, symbols=i % 2 == 1)
         move = source.expect.get("move")
         ask = EXPECT_KINDS[kind_of(source.expect)]
         table = Table(ruleset, len(log["players"]))
         prober = Prober(pool, table)
         if move is not None:
-            move = card_codes.french_move(move, symbols=i % 2 == 1)
+            move = french_logs.french_move(move, symbols=i % 2 == 1)
         prober.offer_answer(french_rule, log, ask, move)
         if i == 0:
             spanish = {**log, "deals": [{**d} for d in log["deals"]]}

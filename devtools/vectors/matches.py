@@ -12,10 +12,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from arbiter.conformance.vectors.hand_built import Deal, log_of, tute_deals
-from arbiter.conformance.vectors.probing import Table, body_of, named
+from arbiter.engine.moves import Move, TuteOf
 from arbiter.engine.rulesets import MATCH_COUNTERS, RULESETS
 from arbiter.simulate import random_log
+from devtools.vectors.hand_built import Deal, log_of, tute_deals
+from devtools.vectors.probing import Table, body_of, named
 
 
 def counter(table: Table) -> str:
@@ -37,10 +38,10 @@ class DealBank:
         ruleset = RULESETS[table.ruleset]
         if ruleset.tute:
             for seat in range(table.players):
-                for of in ("kings", "horses"):
+                for of in TuteOf:
                     deal = tute_deals(table, rng, seat, of)
                     if deal is not None:
-                        tute = {"type": "tute", "seat": seat, "of": of}
+                        tute = Move.tute(seat, of).to_json("spanish")
                         self._add({**deal, "events": [tute]})
         for _ in range(played):
             log = named(

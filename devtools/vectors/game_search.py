@@ -15,10 +15,15 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-from arbiter.conformance.kit.protocol import Ask, Kind, events_in
-from arbiter.conformance.vectors.card_codes import card, suit_of
-from arbiter.conformance.vectors.positions import Spot, spots
-from arbiter.conformance.vectors.probing import (
+from arbiter.conformance.kit.protocol import Ask, Family, Kind, events_in
+from arbiter.engine.cards import SEVEN, Suit, card_codes, card_suit, make_card, parse_card
+from arbiter.engine.moves import Move, TuteOf
+from arbiter.engine.obligations import NO_TRUMP, Obligation
+from arbiter.engine.rulesets import RULESETS, partner
+from arbiter.engine.state import CHECK_ORDER, IllegalCode
+from arbiter.simulate import random_log
+from devtools.vectors.positions import Spot, by_code, of_suit, spots
+from devtools.vectors.probing import (
     Prober,
     Table,
     appended,
@@ -29,12 +34,11 @@ from arbiter.conformance.vectors.probing import (
     prefix,
     with_options,
 )
-from arbiter.conformance.vectors.rules import (
+from devtools.vectors.rules import (
     CALLS,
     DECLARATIONS,
     ILLEGAL,
     Call,
-    Family,
     call,
     declaration,
     illegal,
@@ -42,14 +46,9 @@ from arbiter.conformance.vectors.rules import (
     outcome,
     rule,
 )
-from arbiter.engine.cards import SEVEN, Suit
-from arbiter.engine.moves import Move, TuteOf
-from arbiter.engine.obligations import Obligation
-from arbiter.engine.rulesets import RULESETS, partner
-from arbiter.engine.state import CHECK_ORDER, IllegalCode
-from arbiter.simulate import random_log
 
 LEGAL, VERDICT, REPLAY = Kind.LEGAL_MOVES, Kind.VERDICT, Kind.REPLAY
+_CODES: Final = card_codes("spanish")
 #: The codes a declaration by the seat about to lead can draw, by event type: the engine's
 #: checking order (``CHECK_ORDER``) without those a seat on lead never meets. A hint for the
 #: search: every verdict is the referee's.
@@ -62,6 +61,18 @@ MAY_DRAW: Final[dict[str, tuple[IllegalCode, ...]]] = {
 }
 
 
+def _played(legal: list[dict[str, Any]]) -> int:
+    """The cards the legal moves play, a mask."""
+    return sum(1 << parse_card(m["card"]) for m in legal if m["type"] == "play")
+
+
+def _union(masks: tuple[int, ...]) -> int:
+    out = 0
+    for mask in masks:
+        out |= mask
+    return out
+
+
 def declarations_of(seat: int) -> Iterator[dict[str, Any]]:
     """Every declaration a seat could try, as the engine writes them."""
     moves = [*(Move.sing(seat, s) for s in Suit), *(Move.tute(seat, of) for of in TuteOf)]
@@ -71,11 +82,14 @@ def declarations_of(seat: int) -> Iterator[dict[str, Any]]:
 
 def void_with_trumps(spot: Spot) -> bool:
     """A follower void in the suit led, holding trumps, with a trump in the trick."""
-    trump = spot.trump
-    suits = {suit_of(c) for c in spot.hand}
-    in_trick = any(suit_of(c) == trump for _, c in spot.trick)
+    hand, trump = spot.hand, spot.trump
+    in_trick = any(card_suit(c) == trump for _, c in spot.trick)
     return (
-        bool(spot.trick) and spot.strict and spot.led not in suits and trump in suits and in_trick
+        bool(spot.trick)
+        and spot.strict
+        and not of_suit(hand, spot.led)
+        and bool(of_suit(hand, trump))
+        and in_trick
     )
 
 
@@ -86,11 +100,10 @@ def _partner_played(spot: Spot) -> bool:
 
 def _seven_on_lead(spot: Spot) -> bool:
     """The seat about to lead holds the seven of trumps, with stock left."""
-    trump = spot.trump
     return (
         spot.on_lead
-        and trump is not None
-        and card(SEVEN, trump) in spot.hand
+        and spot.trump != NO_TRUMP
+        and bool(spot.hand >> make_card(SEVEN, spot.trump) & 1)
         and bool(spot.stock_left)
     )
 
@@ -239,8 +252,8 @@ class GameSearch:
         the called suit: the trump the call made is what they must play."""
         for at in range(k + 1, min(k + self.table.players, len(walk) - 1)):
             spot = walk[at]
-            suits = {suit_of(c) for c in spot.hand}
-            if spot.trick and spot.led not in suits and spot.trump in suits:
+            hand = spot.hand
+            if spot.trick and not of_suit(hand, spot.led) and of_suit(hand, spot.trump):
                 for name in rules:
                     if self.p.wants([name], [LEGAL], at):
                         self.p.offer_answer(name, prefix(game, at), Ask.LEGAL_MOVES)
@@ -248,17 +261,17 @@ class GameSearch:
 
     def follower(self, log: dict[str, Any], spot: Spot, k: int) -> None:
         hand, trump, seat = spot.hand, spot.trump, spot.seat
-        of_led = {c for c in hand if suit_of(c) == spot.led}
-        others = hand - of_led
-        trumps = {c for c in hand if trump is not None and suit_of(c) == trump}
-        trump_in_trick = any(trump is not None and suit_of(c) == trump for _, c in spot.trick)
+        of_led = of_suit(hand, spot.led)
+        others = hand & ~of_led
+        trumps = of_suit(hand, trump)
+        trump_in_trick = any(card_suit(c) == trump for _, c in spot.trick)
         maybe = set()
         if spot.strict:
             if of_led and others:
                 maybe.add(obligation(Obligation.ASISTIR))
-            if len(of_led) >= 2:
+            if of_led.bit_count() >= 2:
                 maybe.add(obligation(Obligation.MONTAR))
-            if not of_led and trumps and len(trumps) < len(hand):
+            if not of_led and trumps and trumps != hand:
                 maybe.add(obligation(Obligation.FALLAR))
             if not of_led and trump_in_trick and trumps:
                 maybe.add(obligation(Obligation.PISAR))
@@ -277,43 +290,43 @@ class GameSearch:
         if self.p.option is not None:
             self.option_follower(log, seat, legal)
             return
-        plays = {m["card"] for m in legal if m["type"] == "play"}
-        broken = {}
-        for code in sorted(hand - plays):
-            verdict = self.p.answer(log, Ask.VERDICT, play(seat, code))
+        plays = _played(legal)
+        broken = []
+        for card in by_code(hand & ~plays):
+            verdict = self.p.answer(log, Ask.VERDICT, play(seat, _CODES[card]))
             if verdict["verdict"] == "renuncio":
-                broken[code] = verdict
-        # each rule the position shows, with a card whose play shows it too
-        shown: dict[str, frozenset[str]] = {}
-        for verdict in broken.values():
+                broken.append(verdict)
+        # each rule the position shows, with the cards whose play shows it too
+        shown: dict[str, int] = {}
+        for verdict in broken:
             self.p.offer(obligation(verdict["obligation"]), log, verdict)
-            shown[obligation(verdict["obligation"])] = frozenset()
+            shown[obligation(verdict["obligation"])] = 0
         if spot.strict and not of_led and not trumps and plays == hand:
             shown[rule(Family.CONTRAFALLAR)] = hand
         if not spot.strict and of_led and others and plays == hand:
-            shown[rule(Family.FREE_PLAY)] = frozenset(others)
+            shown[rule(Family.FREE_PLAY)] = others
         if spot.drawn[seat] & plays:
             shown[rule(Family.DRAWS)] = spot.drawn[seat] & plays
         for name, cards in sorted(shown.items()):
             self.p.offer(name, log, {"legal_moves": legal})
             if cards:
-                self.p.offer_answer(name, log, Ask.VERDICT, play(seat, min(cards)))
+                self.p.offer_answer(name, log, Ask.VERDICT, play(seat, _CODES[by_code(cards)[0]]))
 
     def option_follower(self, log: dict[str, Any], seat: int, legal: list[Any]) -> None:
         """An option's position: the legal moves, and a verdict on each card they gain or lose
         with another value of the option — when some other value changes them."""
         assert self.p.option is not None
         probe = self.p.option
-        plays = {m["card"] for m in legal if m["type"] == "play"}
+        plays = _played(legal)
         for other in probe.others:
             changed = body_of(with_options(log, {probe.spec.name: other}))["next"]
             if changed is None:
                 continue
-            theirs = {m["card"] for m in changed["legal_moves"] if m["type"] == "play"}
+            theirs = _played(changed["legal_moves"])
             if theirs != plays:
                 self.p.offer(probe.rule, log, {"legal_moves": legal})
-                for code in sorted(theirs ^ plays):
-                    self.p.offer_answer(probe.rule, log, Ask.VERDICT, play(seat, code))
+                for card in by_code(theirs ^ plays):
+                    self.p.offer_answer(probe.rule, log, Ask.VERDICT, play(seat, _CODES[card]))
                 return
 
     def leader(self, log: dict[str, Any], spot: Spot, k: int) -> None:
@@ -365,12 +378,13 @@ class GameSearch:
         if spot.hands[other] and self.p.wants(
             [illegal(IllegalCode.OUT_OF_TURN)], [VERDICT, REPLAY], k
         ):
-            self.tried(log, play(other, min(spot.hands[other])))
+            self.tried(log, play(other, _CODES[by_code(spot.hands[other])[0]]))
         rules = [illegal(IllegalCode.CARD_NOT_IN_HAND), rule(Family.DRAWS)]
-        elsewhere = frozenset().union(*spot.hands) - spot.hand or {c for _, c in spot.trick}
+        in_trick = sum(1 << c for _, c in spot.trick)
+        elsewhere = (_union(spot.hands) & ~spot.hand) or in_trick
         if elsewhere and self.p.wants(rules, [VERDICT, REPLAY], k):
             theirs = spot.drawn[other] & spot.hands[other] or elsewhere
-            move = play(spot.seat, min(theirs))
+            move = play(spot.seat, _CODES[by_code(theirs)[0]])
             verdict = self.tried(log, move)
             if spot.drawn[other] & spot.hands[other] and self.p.wants(rules[1:], [VERDICT], k):
                 self.p.offer(rule(Family.DRAWS), log, verdict)
