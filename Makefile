@@ -20,7 +20,7 @@ COMPILED_STAMP   := arbiter/_native.json
 # Everything the compile printed; when it fails, its last lines go to standard error.
 COMPILE_LOG      := $(VENV)/compile.log
 
-.PHONY: install install-test install-bench compile run test test-quick lint pytest test-pure bench spec lock clean
+.PHONY: install install-test install-bench compile run test test-quick lint pytest test-js test-pure bench spec lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -93,10 +93,22 @@ install-bench: $(VENV)/.installed-bench $(COMPILED_STAMP)
 run: install
 	$(BIN)/arbiter serve --host $(HOST) --port $(PORT)
 
-lint: install-test
+# The pages' JavaScript is checked with node: eslint and prettier (lint) and node's test runner
+# (test-js), their exact versions in package-lock.json, installed by `npm ci` into node_modules/
+# (the pages themselves load nothing of it).
+NODE_MODULES := node_modules/.installed
+JS := arbiter/web/static/*.js tests/js/*.js eslint.config.js
+
+$(NODE_MODULES): package.json package-lock.json
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
+lint: install-test $(NODE_MODULES)
 	$(BIN)/ruff check arbiter tests benchmarks devtools
 	$(BIN)/ruff format --check arbiter devtools
 	$(BIN)/mypy arbiter devtools
+	node_modules/.bin/eslint $(JS)
+	node_modules/.bin/prettier --check --log-level=warn $(JS)
 
 pytest: install-test
 	$(BIN)/pytest -q
@@ -107,6 +119,10 @@ pytest: install-test
 test-quick: install-test
 	$(BIN)/pytest -q -m "not slow" -n auto
 
+# The pure modules of the pages (tests/js/: each asks the app in process, tests/js/app.py).
+test-js: install-test $(NODE_MODULES)
+	ARBITER_PYTHON=$(BIN)/python node --test tests/js/*.test.js
+
 # The engine, property and API tests on the pure build (CI runs them after the whole suite).
 test-pure: install-test
 	ARBITER_PURE=1 $(BIN)/pytest -q tests/test_cards.py tests/test_rulesets.py \
@@ -115,7 +131,7 @@ test-pure: install-test
 		tests/test_properties.py tests/test_positions.py tests/test_tokens.py \
 		tests/test_service.py tests/test_api.py tests/test_build.py
 
-test: lint pytest
+test: lint pytest test-js
 
 bench: install-bench
 	$(BIN)/python benchmarks/bench_engine.py
@@ -133,5 +149,5 @@ lock: $(BIN)/python
 		--generate-hashes --output-file $(LOCK)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build $(COMPILED_STAMP)
+	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis build $(COMPILED_STAMP)
 	find arbiter -name '*.so' -delete

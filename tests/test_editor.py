@@ -375,6 +375,16 @@ def test_undo_redo_and_what_if_leave_the_original_line(page: Page) -> None:
     for _ in range(5):
         editor.tap('[data-action="redo"]')
     assert editor.log() == original
+    # undone twice, the line's next move played again: a redo, the last move still to redo
+    editor.tap('[data-action="undo"]')
+    editor.tap('[data-action="undo"]')
+    editor.move(deal["events"][-2])
+    assert editor.log()["deals"][0]["events"] == deal["events"][:-1]
+    assert not editor.driver.find_elements(By.CSS_SELECTOR, ".what-if-note")
+    redo = editor.driver.find_element(By.CSS_SELECTOR, '[data-action="redo"]')
+    assert redo.get_attribute("disabled") is None
+    editor.tap('[data-action="redo"]')
+    assert editor.log() == original
     # back to move 10 from the list of moves, and another card there: a "what if"
     editor.driver.find_element(By.CSS_SELECTOR, "details.history summary").click()
     editor.tap('[data-history="10"]')
@@ -392,6 +402,16 @@ def test_undo_redo_and_what_if_leave_the_original_line(page: Page) -> None:
         *deal["events"][:10],
         {"type": "play", "seat": seat, "card": other},
     ]
+    # a second what-if inside the first: the way back is still to the original line
+    editor.driver.find_element(By.CSS_SELECTOR, "details.history summary").click()
+    editor.tap('[data-history="5"]')
+    again = deal["events"][5]
+    cards = editor.driver.find_elements(
+        By.CSS_SELECTOR, f'.seat[data-seat="{again["seat"]}"] .hand-now button'
+    )
+    second = next(c for b in cards if (c := b.get_attribute("data-card")) != again["card"])
+    editor.move({"type": "play", "seat": again["seat"], "card": second})
+    assert len(editor.log()["deals"][0]["events"]) == 6
     editor.tap('[data-action="original"]')
     assert editor.log() == original
     assert not editor.driver.find_elements(By.CSS_SELECTOR, ".what-if-note")

@@ -2,9 +2,8 @@
 // corners and as pips (1-7), a figure for sota/caballo/rey (J/Q/K in French notation).
 // A card is an ordinary <span class="card" data-card="4C" role="img"> holding an <svg>, or a
 // <button> with the same face when it can be tapped; its name in words (from the server's
-// catalogue, arbiter.i18n) is its accessible name and tooltip.
-
-import { DATA, currentLang } from "./words.js";
+// catalogue, arbiter.i18n) is its accessible name and tooltip. The codes, faces and names are a
+// Deck's (deck.js).
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 60;
@@ -13,12 +12,45 @@ const H = 90;
 // Pip centres for ranks 1-7, inside the column the corner indexes leave free.
 const PIPS = {
   1: [[30, 45]],
-  2: [[30, 24], [30, 66]],
-  3: [[30, 20], [30, 45], [30, 70]],
-  4: [[23, 26], [37, 26], [23, 64], [37, 64]],
-  5: [[23, 24], [37, 24], [30, 45], [23, 66], [37, 66]],
-  6: [[23, 20], [37, 20], [23, 45], [37, 45], [23, 70], [37, 70]],
-  7: [[23, 18], [37, 18], [30, 31], [23, 45], [37, 45], [23, 70], [37, 70]],
+  2: [
+    [30, 24],
+    [30, 66],
+  ],
+  3: [
+    [30, 20],
+    [30, 45],
+    [30, 70],
+  ],
+  4: [
+    [23, 26],
+    [37, 26],
+    [23, 64],
+    [37, 64],
+  ],
+  5: [
+    [23, 24],
+    [37, 24],
+    [30, 45],
+    [23, 66],
+    [37, 66],
+  ],
+  6: [
+    [23, 20],
+    [37, 20],
+    [23, 45],
+    [37, 45],
+    [23, 70],
+    [37, 70],
+  ],
+  7: [
+    [23, 18],
+    [37, 18],
+    [30, 31],
+    [23, 45],
+    [37, 45],
+    [23, 70],
+    [37, 70],
+  ],
 };
 const FIGURES = {
   spanish: { 10: "fig-jack", 11: "fig-horse", 12: "fig-king" },
@@ -36,14 +68,25 @@ function node(name, attrs) {
 }
 
 function use(id, cx, cy, size) {
-  return node("use", { href: `#${id}`, x: cx - size / 2, y: cy - size / 2, width: size, height: size });
+  return node("use", {
+    href: `#${id}`,
+    x: cx - size / 2,
+    y: cy - size / 2,
+    width: size,
+    height: size,
+  });
 }
 
 function corner(label, suitId, ink) {
   const g = node("g", {});
   const text = node("text", {
-    x: 9, y: 17, "text-anchor": "middle", "font-size": label.length > 1 ? 13 : 16,
-    "font-weight": 700, "font-family": "system-ui, sans-serif", fill: ink,
+    x: 9,
+    y: 17,
+    "text-anchor": "middle",
+    "font-size": label.length > 1 ? 13 : 16,
+    "font-weight": 700,
+    "font-family": "system-ui, sans-serif",
+    fill: ink,
   });
   text.textContent = label;
   g.append(text, use(suitId, 9, 27, 11));
@@ -57,9 +100,18 @@ export function cardSvg(code, face, notation) {
   const ink = INK[notation][suit];
   const label = code.slice(0, -1);
   const svg = node("svg", { viewBox: `0 0 ${W} ${H}`, "aria-hidden": "true", focusable: "false" });
-  svg.append(node("rect", {
-    x: 1, y: 1, width: W - 2, height: H - 2, rx: 5, fill: "#fffdf7", stroke: "#4a4a4a", "stroke-width": 1.5,
-  }));
+  svg.append(
+    node("rect", {
+      x: 1,
+      y: 1,
+      width: W - 2,
+      height: H - 2,
+      rx: 5,
+      fill: "#fffdf7",
+      stroke: "#4a4a4a",
+      "stroke-width": 1.5,
+    }),
+  );
   const top = corner(label, suitId, ink);
   const bottom = corner(label, suitId, ink);
   bottom.setAttribute("transform", `rotate(180 ${W / 2} ${H / 2})`);
@@ -68,74 +120,27 @@ export function cardSvg(code, face, notation) {
     const size = rank === 1 ? 30 : 13;
     for (const [x, y] of PIPS[rank]) svg.append(use(suitId, x, y, size));
   } else {
-    svg.append(node("rect", {
-      x: 17, y: 9, width: 26, height: 72, rx: 3, fill: "none", stroke: ink, "stroke-width": 1.5,
-    }));
+    svg.append(
+      node("rect", {
+        x: 17,
+        y: 9,
+        width: 26,
+        height: 72,
+        rx: 3,
+        fill: "none",
+        stroke: ink,
+        "stroke-width": 1.5,
+      }),
+    );
     svg.append(use(FIGURES[notation][rank], 30, 33, 24), use(suitId, 30, 63, 16));
   }
   return svg;
 }
 
-/**
- * The cards of one notation as the server describes them (DATA.cards): their codes, faces and
- * names in words. Nothing about the game (strength, points) is known here.
- */
-export class Deck {
-  constructor(notation) {
-    this.notation = notation === "french" ? "french" : "spanish";
-    this.data = DATA.cards[this.notation];
-  }
-
-  /** The code written back for any accepted input (lower case, French symbols...). */
-  canon(code) {
-    const { inputs } = this.data;
-    return inputs[code] ?? inputs[String(code).toUpperCase()] ?? String(code);
-  }
-
-  /** The code of card number `n` (0-39, the engine's numbering). */
-  code(n) {
-    return this.data.codes[n];
-  }
-
-  /** «la sota de oros»: the card in a sentence. */
-  name(code) {
-    return this.data.names[currentLang()][code] ?? String(code);
-  }
-
-  /** «sota de oros»: the card shown alone (its accessible name). */
-  label(code) {
-    return this.data.labels[currentLang()][code] ?? String(code);
-  }
-
-  /** The suit letter of a card (O, C, E, B or D, H, S, C), or null for an unknown code. */
-  suitOf(code) {
-    const face = this.data.faces[code];
-    return face ? this.data.suits[face[1]] : null;
-  }
-
-  /** The code of the card of `rank` (1-12) in the suit `letter`. */
-  codeOf(rank, letter) {
-    const suit = this.data.suits.indexOf(String(letter).toUpperCase());
-    return Object.keys(this.data.faces).find((code) => {
-      const [r, s] = this.data.faces[code];
-      return r === rank && s === suit;
-    });
-  }
-
-  suitName(letter) {
-    const index = this.data.suits.indexOf(String(letter).toUpperCase());
-    return this.data.suit_names[currentLang()][index] ?? String(letter);
-  }
-
-  suits() {
-    return this.data.suits;
-  }
-}
-
 function dress(node, code, deck) {
   node.classList.add("card");
   node.dataset.card = code;
-  const face = deck.data.faces[code];
+  const face = deck.face(code);
   const label = deck.label(code);
   node.title = label;
   if (face) {

@@ -9,14 +9,18 @@
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key === "on") for (const [event, handler] of Object.entries(value)) node.addEventListener(event, handler);
-    else node.setAttribute(key, value === true ? "" : String(value));
+    if (value !== null && value !== undefined && value !== false) set(node, key, value);
   }
   append(node, children);
   return node;
+}
+
+function set(node, key, value) {
+  if (key === "class") node.className = value;
+  else if (key === "text") node.textContent = value;
+  else if (key === "on") {
+    for (const [event, handler] of Object.entries(value)) node.addEventListener(event, handler);
+  } else node.setAttribute(key, value === true ? "" : String(value));
 }
 
 function append(node, children) {

@@ -1,41 +1,56 @@
 // The cards of a deal as an organiser enters them at the table (the editor's model, no DOM):
 // each seat's hand, the turned or shown card, the stock of tute-2p as far as it is known — or the
 // whole deck in dealing order. A slot holds a card code, or UNKNOWN for a card nobody remembers
-// (or, in the stock, one not seen yet). The pack comes from the server (DATA.packs); which cards
-// may go where is all this checks — the referee checks the deal itself when play begins.
+// (or, in the stock, one not seen yet). The pack comes from the server (the page data's `packs`);
+// which cards may go where is all this checks — the referee checks the deal itself when play
+// begins.
 
-import { Deck } from "./cards.js";
-import { DATA } from "./words.js";
+import { Deck } from "./deck.js";
+import { stockSizeAtDeal } from "./rederived.js";
 
 export const UNKNOWN = "?";
 
+/**
+ * The facts of a table the entry needs, from the page data `data` (rulesets, packs, cards) and
+ * a log's header ({ruleset, players, notation}): {ruleset, players, deck, pack (its codes)}.
+ */
+export function tableOf(data, header, words) {
+  const ruleset = data.rulesets[header.ruleset];
+  const players = header.players.length;
+  const deck = new Deck(data.cards, header.notation, words);
+  const pack = data.packs[ruleset.name][String(players)].map((n) => deck.code(n));
+  return { ruleset, players, deck, pack };
+}
+
 /** Where the cards are entered, in the order the picker fills them. */
-function targetsOf(ruleset, players, mode) {
+function targetsOf({ ruleset, players, pack }, mode) {
   const size = ruleset.cards_per_player[String(players)];
-  if (mode === "deck") return [{ id: "deck", kind: "deck", size: packSize(ruleset, players) }];
-  const targets = Array.from({ length: players }, (_, seat) => ({ id: `hand-${seat}`, kind: "hand", seat, size }));
+  if (mode === "deck") return [{ id: "deck", kind: "deck", size: pack.length }];
+  const targets = Array.from({ length: players }, (_, seat) => ({
+    id: `hand-${seat}`,
+    kind: "hand",
+    seat,
+    size,
+  }));
   if (ruleset.trump_from === "stock") {
     targets.push({ id: "turned", kind: "turned", size: 1 });
-    targets.push({ id: "stock", kind: "stock", size: packSize(ruleset, players) - size * players - 1 });
+    targets.push({ id: "stock", kind: "stock", size: stockSizeAtDeal(pack.length, size, players) });
   } else if (ruleset.trump_from === "dealer") {
     targets.push({ id: "trump", kind: "trump", size: 1 });
   }
   return targets;
 }
 
-function packSize(ruleset, players) {
-  return DATA.packs[ruleset.name][String(players)].length;
-}
-
 export class DealEntry {
-  /** `header`: {ruleset (name), players (names), notation}; `mode`: "hands" or "deck". */
-  constructor(header, dealer, mode = "hands") {
-    this.ruleset = DATA.rulesets[header.ruleset];
-    this.players = header.players.length;
-    this.deck = new Deck(header.notation);
+  /** `table`: tableOf's facts; `dealer`: the dealer's seat; `mode`: "hands" or "deck". */
+  constructor(table, dealer, mode = "hands") {
+    this.ruleset = table.ruleset;
+    this.players = table.players;
+    this.deck = table.deck;
+    this.codes = table.pack;
     this.dealer = dealer;
     this.mode = mode;
-    this.targets = targetsOf(this.ruleset, this.players, mode);
+    this.targets = targetsOf(table, mode);
     this.slots = Object.fromEntries(this.targets.map((target) => [target.id, []]));
     this.current = this.targets[0].id;
     /** Stock places drawn by a seat and left unknown on purpose (tute-2p, draws as they happen). */
@@ -44,7 +59,7 @@ export class DealEntry {
 
   /** The cards of the ruleset's pack, in display order. */
   pack() {
-    return DATA.packs[this.ruleset.name][String(this.players)].map((n) => this.deck.code(n));
+    return this.codes;
   }
 
   target(id = this.current) {
@@ -78,7 +93,9 @@ export class DealEntry {
     const found = this.where(code);
     if (found) return { refused: "entry.refused.twice", fields: { place: found } };
     if (!this.pack().includes(code)) return { refused: "entry.refused.not_in_pack", fields: {} };
-    if (this.isFull(target.id)) return { refused: "entry.refused.full", fields: { place: { target } } };
+    if (this.isFull(target.id)) {
+      return { refused: "entry.refused.full", fields: { place: { target } } };
+    }
     this.slots[target.id].push(code);
     this.advance();
     return { ok: true };
@@ -87,7 +104,9 @@ export class DealEntry {
   /** 3p/4p: the dealer's shown card is one of the dealer's cards. */
   showTrump(code) {
     const found = this.where(code);
-    if (!found || found.target.id !== `hand-${this.dealer}`) return { refused: "entry.refused.not_dealers", fields: {} };
+    if (!found || found.target.id !== `hand-${this.dealer}`) {
+      return { refused: "entry.refused.not_dealers", fields: {} };
+    }
     this.slots.trump = [code];
     this.advance();
     return { ok: true };
@@ -96,7 +115,9 @@ export class DealEntry {
   /** A card nobody knows, in the current hand (or the next place of the stock). */
   giveUnknown() {
     const target = this.target();
-    if (!this.allowsUnknown(target) || this.isFull(target.id)) return { refused: "entry.refused.full", fields: { place: { target } } };
+    if (!this.allowsUnknown(target) || this.isFull(target.id)) {
+      return { refused: "entry.refused.full", fields: { place: { target } } };
+    }
     this.slots[target.id].push(UNKNOWN);
     this.advance();
     return { ok: true };
@@ -105,7 +126,9 @@ export class DealEntry {
   /** Every place left in the current hand or stock is unknown ("draws entered as they happen"). */
   restUnknown() {
     const target = this.target();
-    if (!this.allowsUnknown(target)) return { refused: "entry.refused.full", fields: { place: { target } } };
+    if (!this.allowsUnknown(target)) {
+      return { refused: "entry.refused.full", fields: { place: { target } } };
+    }
     while (!this.isFull(target.id)) this.slots[target.id].push(UNKNOWN);
     this.advance();
     return { ok: true };
@@ -185,7 +208,9 @@ export class DealEntry {
       deal.deck = list("deck");
       return deal;
     }
-    deal.hands = this.targets.filter((target) => target.kind === "hand").map((target) => list(target.id));
+    deal.hands = this.targets
+      .filter((target) => target.kind === "hand")
+      .map((target) => list(target.id));
     if (this.ruleset.trump_from === "stock") deal.stock = [...list("stock"), ...list("turned")];
     if (this.ruleset.trump_from === "dealer") deal.trump_card = this.slots.trump[0];
     return deal;
@@ -199,9 +224,10 @@ export class DealEntry {
     return fill;
   }
 
-  /** An entry holding a log's deal (its cards as given: hands with stock or trump card, or deck). */
-  static fromDeal(header, deal, dealer) {
-    const entry = new DealEntry(header, dealer, Array.isArray(deal.deck) ? "deck" : "hands");
+  /** An entry holding a log's deal (its cards as given: hands with stock or trump card, or
+   *  deck). */
+  static fromDeal(table, deal, dealer) {
+    const entry = new DealEntry(table, dealer, Array.isArray(deal.deck) ? "deck" : "hands");
     const canon = (code) => entry.deck.canon(code);
     if (entry.mode === "deck") entry.slots.deck = deal.deck.map(canon);
     else {
@@ -212,7 +238,9 @@ export class DealEntry {
         entry.slots.stock = deal.stock.slice(0, -1).map(canon);
         entry.slots.turned = [canon(deal.stock[deal.stock.length - 1])];
       }
-      if (entry.ruleset.trump_from === "dealer" && deal.trump_card) entry.slots.trump = [canon(deal.trump_card)];
+      if (entry.ruleset.trump_from === "dealer" && deal.trump_card) {
+        entry.slots.trump = [canon(deal.trump_card)];
+      }
     }
     entry.advance();
     return entry;

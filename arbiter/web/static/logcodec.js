@@ -5,7 +5,9 @@
 export function encodeLog(text) {
   const bytes = new TextEncoder().encode(text);
   let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
@@ -34,7 +36,9 @@ export function readFragment(hash) {
 /** The fragment for a log, and a place in it ({deal, trick} or {event}). */
 export function writeFragment(logText, place = {}) {
   const parts = [`log=${encodeLog(logText)}`];
-  for (const [key, value] of Object.entries(place)) if (value !== undefined && value !== null) parts.push(`${key}=${value}`);
+  for (const [key, value] of Object.entries(place)) {
+    if (value !== undefined && value !== null) parts.push(`${key}=${value}`);
+  }
   return `#${parts.join("&")}`;
 }
 

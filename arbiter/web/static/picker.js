@@ -7,69 +7,88 @@
 import { cardButton, unknownCard } from "./cards.js";
 import { button, el } from "./dom.js";
 import { UNKNOWN } from "./entry.js";
-import { t } from "./words.js";
-
-/** The name of a place for people: "ana's hand", "the stock", "the deck (card 12)". */
-export function placeName(target, names, index = null) {
-  switch (target.kind) {
-    case "hand": return t("entry.place.hand", { name: names[target.seat] });
-    case "deck": return index === null ? t("entry.place.deck") : t("entry.place.deck_at", { number: index + 1 });
-    default: return t(`entry.place.${target.kind}`);
-  }
-}
+import { missingText, nowText, placeName, refusalText } from "./entrytext.js";
+import { t, words } from "./words.js";
 
 function targetSection(entry, target, names, update) {
   const cards = entry.slots[target.id];
   const current = entry.current === target.id;
-  const head = button({ class: "target-head", "aria-pressed": current ? "true" : "false", "data-target-choose": target.id },
-    t("entry.target", { place: placeName(target, names), count: cards.length, size: target.size }),
-    () => update(() => entry.choose(target.id)));
-  const shown = el("div", { class: "slots" }, ...cards.map((code, index) => {
-    const remove = () => update(() => entry.remove(target.id, index));
-    if (code === UNKNOWN) return unknownCard(t("entry.unknown_remove"), remove);
-    const control = cardButton(code, entry.deck, remove, t("entry.remove"));
-    if (entry.slots.trump && entry.slots.trump[0] === code && target.kind === "hand") control.classList.add("shown-trump");
-    return control;
-  }));
+  const head = button(
+    {
+      class: "target-head",
+      "aria-pressed": current ? "true" : "false",
+      "data-target-choose": target.id,
+    },
+    t("entry.target", {
+      place: placeName(words, target, names),
+      count: cards.length,
+      size: target.size,
+    }),
+    () => update(() => entry.choose(target.id)),
+  );
+  const shown = el(
+    "div",
+    { class: "slots" },
+    ...cards.map((code, index) => {
+      const remove = () => update(() => entry.remove(target.id, index));
+      if (code === UNKNOWN) return unknownCard(t("entry.unknown_remove"), remove);
+      const control = cardButton(code, entry.deck, remove, t("entry.remove"));
+      if (entry.slots.trump && entry.slots.trump[0] === code && target.kind === "hand") {
+        control.classList.add("shown-trump");
+      }
+      return control;
+    }),
+  );
   const left = target.size - cards.length;
-  if (left > 0 && target.size <= 12) for (let i = 0; i < left; i++) shown.append(el("span", { class: "slot-empty", "aria-hidden": "true" }));
-  return el("section", { class: `target${current ? " current" : ""}`, "data-target": target.id, "data-seat": target.seat ?? null },
-    el("h3", {}, head), shown);
+  if (left > 0 && target.size <= 12) {
+    for (let i = 0; i < left; i++) {
+      shown.append(el("span", { class: "slot-empty", "aria-hidden": "true" }));
+    }
+  }
+  return el(
+    "section",
+    {
+      class: `target${current ? " current" : ""}`,
+      "data-target": target.id,
+      "data-seat": target.seat ?? null,
+    },
+    el("h3", {}, head),
+    shown,
+  );
 }
 
 function pickerGrid(entry, names, give) {
   const given = new Map();
   for (const target of entry.targets) {
     if (target.kind === "trump") continue;
-    entry.slots[target.id].forEach((code, index) => given.set(code, placeName(target, names, target.kind === "deck" ? index : null)));
+    entry.slots[target.id].forEach((code, index) =>
+      given.set(code, placeName(words, target, names, index)),
+    );
   }
   const rows = entry.deck.suits().map((suit) => {
     const codes = entry.pack().filter((code) => entry.deck.suitOf(code) === suit);
     if (!codes.length) return null;
-    return el("div", { class: "pick-row", role: "group", "aria-label": entry.deck.suitName(suit) },
+    return el(
+      "div",
+      { class: "pick-row", role: "group", "aria-label": entry.deck.suitName(suit) },
       ...codes.map((code) => {
         const where = given.get(code);
-        const control = cardButton(code, entry.deck, () => give(code), where ? t("entry.given_to", { place: where }) : "");
+        const control = cardButton(
+          code,
+          entry.deck,
+          () => give(code),
+          where ? t("entry.given_to", { place: where }) : "",
+        );
         control.dataset.pickCard = code;
         if (where) {
           control.classList.add("given");
           control.append(el("span", { class: "given-mark", "aria-hidden": "true", text: "✓" }));
         }
         return control;
-      }));
+      }),
+    );
   });
   return el("div", { class: "picker", role: "group", "aria-label": t("entry.pack") }, ...rows);
-}
-
-/** A sentence of the page's words that may begin with a field ("dos de espadas ya está…"). */
-function sentence(key, fields) {
-  const text = t(key, fields);
-  return text.charAt(0).toLocaleUpperCase(document.documentElement.lang) + text.slice(1);
-}
-
-function missingText(entry, names) {
-  const parts = entry.missing().map((m) => t(m.key, { place: placeName(m.target, names), count: m.count }));
-  return parts.length ? t("entry.missing", { parts: parts.join("; ") }) : t("entry.complete");
 }
 
 /**
@@ -82,13 +101,19 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
   let message = "";
   const draw = (focusCode = null) => {
     const target = entry.target();
-    const now = entry.complete() ? t("entry.now_done")
-      : t({ trump: "entry.now_trump", deck: "entry.now_deck", turned: "entry.now_deck" }[target.kind] ?? "entry.now", { place: placeName(target, names, target.kind === "deck" ? entry.slots.deck.length : null), dealer: names[entry.dealer] });
+    const now = nowText(words, entry, names);
     const actions = el("div", { class: "entry-actions" });
     if (!entry.complete() && entry.allowsUnknown(target)) {
-      actions.append(button({ class: "secondary", "data-action": "unknown" }, t("entry.unknown"), () => update(() => refuse(entry.giveUnknown()))),
-        button({ class: "secondary", "data-action": "rest-unknown" }, t(target.kind === "stock" ? "entry.stock_unknown" : "entry.rest_unknown"),
-          () => update(() => refuse(entry.restUnknown()))));
+      actions.append(
+        button({ class: "secondary", "data-action": "unknown" }, t("entry.unknown"), () =>
+          update(() => refuse(entry.giveUnknown())),
+        ),
+        button(
+          { class: "secondary", "data-action": "rest-unknown" },
+          t(target.kind === "stock" ? "entry.stock_unknown" : "entry.rest_unknown"),
+          () => update(() => refuse(entry.restUnknown())),
+        ),
+      );
     }
     const start = button({ id: "start-play", "data-action": "start" }, t("entry.start"), onStart);
     start.disabled = !entry.complete();
@@ -97,23 +122,38 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
       el("p", { class: "entry-now", id: "entry-now", "aria-live": "polite", text: now }),
       actions,
       pickerGrid(entry, names, (code) => update(() => refuse(entry.give(code)), code)),
-      el("p", { class: "entry-message", id: "entry-message", role: "alert", "data-refused": message ? "true" : null, text: message }),
-      el("p", { class: "entry-missing", id: "entry-missing", role: "status", text: missingText(entry, names) }),
-      el("div", { class: "targets" }, ...entry.targets.map((target) => targetSection(entry, target, names, update))),
-      el("div", { class: "form-buttons" }, button({ class: "secondary", "data-action": "back" }, t("entry.back"), onBack), start));
-    if (focusCode) root.querySelector(`[data-pick-card="${focusCode}"]`)?.focus({ preventScroll: true });
+      el("p", {
+        class: "entry-message",
+        id: "entry-message",
+        role: "alert",
+        "data-refused": message ? "true" : null,
+        text: message,
+      }),
+      el("p", {
+        class: "entry-missing",
+        id: "entry-missing",
+        role: "status",
+        text: missingText(words, entry, names),
+      }),
+      el(
+        "div",
+        { class: "targets" },
+        ...entry.targets.map((target) => targetSection(entry, target, names, update)),
+      ),
+      el(
+        "div",
+        { class: "form-buttons" },
+        button({ class: "secondary", "data-action": "back" }, t("entry.back"), onBack),
+        start,
+      ),
+    );
+    if (focusCode) {
+      root.querySelector(`[data-pick-card="${focusCode}"]`)?.focus({ preventScroll: true });
+    }
     onDraw();
   };
   const refuse = (result) => {
-    if (result.refused) {
-      const place = result.fields.place;
-      const key = result.refused === "entry.refused.twice" && place.target.kind === "deck" ? "entry.refused.twice_deck" : result.refused;
-      message = sentence(key, {
-        card: entry.deck.label(lastCode),
-        place: place ? placeName(place.target, names, place.target.kind === "deck" ? place.index : null) : "",
-        dealer: names[entry.dealer],
-      });
-    }
+    if (result.refused) message = refusalText(words, entry, names, result, lastCode);
   };
   let lastCode = null;
   const update = (change, code = null) => {

@@ -7,13 +7,21 @@
 
 import { button, byId, el } from "./dom.js";
 import { decodeLog, logText, readFragment, writeFragment } from "./logcodec.js";
-import { firstIncident, renderRuling, rulingContext, setFolded } from "./ruling.js";
-import { ServiceError, replay, setApiKey } from "./service.js";
+import { contextOf, renderRuling, setFolded } from "./ruling.js";
+import { firstIncident, problemLines } from "./rulingtext.js";
+import { Service, ServiceError } from "./service.js";
 import { closeStepper, toggleStepper } from "./stepper.js";
-import { problemLines } from "./verdict.js";
-import { applyStaticWords, onLangChange, t, wireLanguageLinks } from "./words.js";
+import {
+  applyStaticWords,
+  currentLang,
+  onLangChange,
+  t,
+  wireLanguageLinks,
+  words,
+} from "./words.js";
 
 const ruling = byId("ruling");
+const service = new Service({ base: document.baseURI, lang: currentLang });
 
 /** The log open on the page (null before any) and the count of answers drawn. */
 const opened = { log: null, ctx: null, requests: 0, renders: 0 };
@@ -45,24 +53,28 @@ function openPlace(place, remember = true) {
   const deal = ruling.querySelector(`#deal-${place.deal}`);
   if (!deal) return;
   setFolded(deal, false);
-  const target = (place.trick && deal.querySelector(`#deal-${place.deal}-trick-${place.trick}`)) || deal;
+  const target =
+    (place.trick && deal.querySelector(`#deal-${place.deal}-trick-${place.trick}`)) || deal;
   target.scrollIntoView({ block: "start" });
   target.focus({ preventScroll: true });
   if (remember) history.replaceState(null, "", new URL(placeHref(place), location.href).href);
 }
 
 function stepToggle(ctx) {
-  return (deal, index) => button({ class: "step-toggle", "aria-expanded": "false" }, t("deal.step"), (event) => {
-    const article = event.target.closest("[data-deal]");
-    toggleStepper(ctx, index, article.querySelector(".stepper"), event.target);
-  });
+  return (deal, index) =>
+    button({ class: "step-toggle", "aria-expanded": "false" }, t("deal.step"), (event) => {
+      const article = event.target.closest("[data-deal]");
+      toggleStepper(ctx, index, article.querySelector(".stepper"), event.target, service);
+    });
 }
 
 function render(answer, place) {
   closeStepper();
-  const ctx = rulingContext(opened.log, answer);
+  const ctx = contextOf(opened.log, answer);
   opened.ctx = ctx;
-  ruling.replaceChildren(...renderRuling(ctx, { placeHref, onOpen: openPlace, stepToggle: stepToggle(ctx) }));
+  ruling.replaceChildren(
+    ...renderRuling(ctx, { placeHref, onOpen: openPlace, stepToggle: stepToggle(ctx) }),
+  );
   markRendered("ready");
   ruling.dataset.lang = document.documentElement.lang;
   const target = place && place.deal ? place : firstIncident(ctx);
@@ -77,11 +89,11 @@ async function adjudicate(place = null) {
   ruling.replaceChildren(el("p", { class: "loading", text: t("state.loading") }));
   let answer;
   try {
-    answer = await replay(opened.log);
+    answer = await service.replay(opened.log);
   } catch (error) {
     if (request !== opened.requests) return;
     byId("key-form").hidden = !(error instanceof ServiceError && error.status === 401);
-    showProblem(t("error.heading"), problemLines(error));
+    showProblem(t("error.heading"), problemLines(words, error));
     return;
   }
   if (request !== opened.requests) return; // a newer log or language took over
@@ -103,7 +115,9 @@ function openText(text, { share = true, place = null } = {}) {
     return;
   }
   opened.log = log;
-  if (share) history.replaceState(null, "", new URL(writeFragment(logText(log)), location.href).href);
+  if (share) {
+    history.replaceState(null, "", new URL(writeFragment(logText(log)), location.href).href);
+  }
   showShare();
   adjudicate(place);
 }
@@ -140,7 +154,10 @@ function safeParse(text) {
 }
 
 function openFile(file) {
-  file.text().then((text) => openText(text), (error) => showProblem(t("error.heading"), [t("error.file", { detail: error.message })]));
+  file.text().then(
+    (text) => openText(text),
+    (error) => showProblem(t("error.heading"), [t("error.file", { detail: error.message })]),
+  );
 }
 
 // --- wiring ---------------------------------------------------------------------------------
@@ -159,7 +176,10 @@ function wireSources() {
     const name = event.target.value;
     if (!name) return;
     try {
-      const response = await fetch(new URL(`examples/${encodeURIComponent(name)}`, document.baseURI), { cache: "no-store" });
+      const response = await fetch(
+        new URL(`examples/${encodeURIComponent(name)}`, document.baseURI),
+        { cache: "no-store" },
+      );
       openText(await response.text());
     } catch (error) {
       showProblem(t("error.heading"), [t("error.network", { detail: error.message })]);
@@ -167,7 +187,7 @@ function wireSources() {
   });
   byId("key-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    setApiKey(byId("api-key").value.trim());
+    service.setApiKey(byId("api-key").value.trim());
     if (opened.log !== null) adjudicate();
   });
 }
@@ -187,7 +207,8 @@ function wireSharing() {
 }
 
 function wireDropAndPaste() {
-  const carriesFiles = (event) => event.dataTransfer && [...event.dataTransfer.types].includes("Files");
+  const carriesFiles = (event) =>
+    event.dataTransfer && [...event.dataTransfer.types].includes("Files");
   document.addEventListener("dragover", (event) => {
     if (!carriesFiles(event)) return;
     event.preventDefault();

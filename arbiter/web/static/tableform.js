@@ -7,33 +7,74 @@ import { DATA, t } from "./words.js";
 
 function optionControl(name, spec, value) {
   const id = `option-${name}`;
-  const label = el("label", { for: id }, el("span", { class: "option-name", text: t(`option.${name}`) }), " ",
-    el("code", { text: name }));
-  const shownDefault = Array.isArray(spec.default) ? spec.default.join(", ")
-    : spec.type === "boolean" ? t(`table.${spec.default}`) : String(spec.default);
-  const hint = el("span", { class: "hint", id: `${id}-default`, text: t("table.default", { value: shownDefault }) });
+  const label = el(
+    "label",
+    { for: id },
+    el("span", { class: "option-name", text: t(`option.${name}`) }),
+    " ",
+    el("code", { text: name }),
+  );
+  const shownDefault = Array.isArray(spec.default)
+    ? spec.default.join(", ")
+    : spec.type === "boolean"
+      ? t(`table.${spec.default}`)
+      : String(spec.default);
+  const hint = el("span", {
+    class: "hint",
+    id: `${id}-default`,
+    text: t("table.default", { value: shownDefault }),
+  });
   let control;
   if (spec.type === "boolean") {
-    control = el("select", { id, "aria-describedby": `${id}-default` },
-      ...[true, false].map((v) => el("option", { value: String(v), selected: v === value, text: t(`table.${v}`) })));
+    control = el(
+      "select",
+      { id, "aria-describedby": `${id}-default` },
+      ...[true, false].map((v) =>
+        el("option", { value: String(v), selected: v === value, text: t(`table.${v}`) }),
+      ),
+    );
   } else if (spec.type === "array") {
-    control = el("span", { class: "pair", role: "group", "aria-labelledby": `${id}-group` },
-      ...[0, 1].map((i) => el("select", { id: `${id}-${i}`, "aria-label": `${t(`option.${name}`)} ${i + 1}` },
-        ...spec.allowed.map((rank) => el("option", { value: rank, selected: rank === value[i], text: String(rank) })))));
+    control = el(
+      "span",
+      { class: "pair", role: "group", "aria-labelledby": `${id}-group` },
+      ...[0, 1].map((i) =>
+        el(
+          "select",
+          { id: `${id}-${i}`, "aria-label": `${t(`option.${name}`)} ${i + 1}` },
+          ...spec.allowed.map((rank) =>
+            el("option", { value: rank, selected: rank === value[i], text: String(rank) }),
+          ),
+        ),
+      ),
+    );
     label.id = `${id}-group`;
     label.removeAttribute("for");
   } else if (spec.allowed) {
-    control = el("select", { id, "aria-describedby": `${id}-default` },
-      ...spec.allowed.map((v) => el("option", { value: String(v), selected: v === value, text: String(v) })));
+    control = el(
+      "select",
+      { id, "aria-describedby": `${id}-default` },
+      ...spec.allowed.map((v) =>
+        el("option", { value: String(v), selected: v === value, text: String(v) }),
+      ),
+    );
   } else {
-    control = el("input", { id, type: "number", min: spec.minimum, max: spec.maximum, value, "aria-describedby": `${id}-default` });
+    control = el("input", {
+      id,
+      type: "number",
+      min: spec.minimum,
+      max: spec.maximum,
+      value,
+      "aria-describedby": `${id}-default`,
+    });
   }
   return el("div", { class: "option", "data-option": name }, label, control, hint);
 }
 
 function readOption(form, name, spec) {
   const id = `option-${name}`;
-  if (spec.type === "array") return [0, 1].map((i) => Number(form.querySelector(`#${id}-${i}`).value));
+  if (spec.type === "array") {
+    return [0, 1].map((i) => Number(form.querySelector(`#${id}-${i}`).value));
+  }
   const raw = form.querySelector(`#${id}`).value;
   if (spec.type === "boolean") return raw === "true";
   return spec.type === "integer" ? Number(raw) : raw;
@@ -57,54 +98,162 @@ export function renderTableForm(choice, onDone) {
     notation: form.querySelector("#notation").value,
     dealer: Number(form.querySelector("#dealer").value),
     mode: form.querySelector("input[name=mode]:checked").value,
-    options: Object.fromEntries(Object.entries(ruleset.options).map(([name, spec]) => [name, readOption(form, name, spec)])),
+    options: Object.fromEntries(
+      Object.entries(ruleset.options).map(([name, spec]) => [name, readOption(form, name, spec)]),
+    ),
   });
 
-  const rulesetSelect = el("select", { id: "ruleset" },
-    ...Object.keys(DATA.rulesets).map((name) => el("option", { value: name, selected: name === choice.ruleset, text: `${t(`ruleset.${name}`)} (${name})` })));
-  rulesetSelect.addEventListener("change", () => rerender({ ruleset: rulesetSelect.value, options: {} }));
-  form.append(el("h2", { text: t("table.heading") }),
-    el("div", { class: "field" }, el("label", { for: "ruleset", text: t("table.ruleset") }), rulesetSelect));
+  const rulesetSelect = el(
+    "select",
+    { id: "ruleset" },
+    ...Object.keys(DATA.rulesets).map((name) =>
+      el("option", {
+        value: name,
+        selected: name === choice.ruleset,
+        text: `${t(`ruleset.${name}`)} (${name})`,
+      }),
+    ),
+  );
+  rulesetSelect.addEventListener("change", () =>
+    rerender({ ruleset: rulesetSelect.value, options: {} }),
+  );
+  form.append(
+    el("h2", { text: t("table.heading") }),
+    el(
+      "div",
+      { class: "field" },
+      el("label", { for: "ruleset", text: t("table.ruleset") }),
+      rulesetSelect,
+    ),
+  );
 
   if (counts.length > 1) {
-    const countSelect = el("select", { id: "players-count" },
-      ...counts.map((n) => el("option", { value: n, selected: n === count, text: String(n) })));
+    const countSelect = el(
+      "select",
+      { id: "players-count" },
+      ...counts.map((n) => el("option", { value: n, selected: n === count, text: String(n) })),
+    );
     countSelect.addEventListener("change", () => rerender({ count: Number(countSelect.value) }));
-    form.append(el("div", { class: "field" }, el("label", { for: "players-count", text: t("table.count") }), countSelect));
+    form.append(
+      el(
+        "div",
+        { class: "field" },
+        el("label", { for: "players-count", text: t("table.count") }),
+        countSelect,
+      ),
+    );
   }
 
   const dealer = Math.min(choice.dealer ?? count - 1, count - 1);
   const dealerSelect = el("select", { id: "dealer" });
-  const fillDealer = () => dealerSelect.replaceChildren(...names.map((_, seat) => el("option", {
-    value: seat, selected: seat === Number(dealerSelect.value || dealer),
-    text: `${form.querySelector(`#player-${seat}`)?.value.trim() || t("table.seat", { number: seat + 1 })}`,
-  })));
-  const nameFields = el("fieldset", { class: "names" }, el("legend", { text: t(ruleset.pairs ? "table.names_pairs" : "table.names") }),
+  const fillDealer = () =>
+    dealerSelect.replaceChildren(
+      ...names.map((_, seat) =>
+        el("option", {
+          value: seat,
+          selected: seat === Number(dealerSelect.value || dealer),
+          text:
+            form.querySelector(`#player-${seat}`)?.value.trim() ||
+            t("table.seat", { number: seat + 1 }),
+        }),
+      ),
+    );
+  const nameFields = el(
+    "fieldset",
+    { class: "names" },
+    el("legend", { text: t(ruleset.pairs ? "table.names_pairs" : "table.names") }),
     ...names.map((name, seat) => {
-      const input = el("input", { type: "text", id: `player-${seat}`, value: name, autocomplete: "off", maxlength: 64 });
+      const input = el("input", {
+        type: "text",
+        id: `player-${seat}`,
+        value: name,
+        autocomplete: "off",
+        maxlength: 64,
+      });
       input.addEventListener("input", fillDealer);
-      return el("div", { class: "field" }, el("label", { for: `player-${seat}`, text: t("table.seat", { number: seat + 1 }) }), input);
-    }));
+      return el(
+        "div",
+        { class: "field" },
+        el("label", { for: `player-${seat}`, text: t("table.seat", { number: seat + 1 }) }),
+        input,
+      );
+    }),
+  );
   form.append(nameFields);
   fillDealer();
   dealerSelect.value = String(dealer);
-  form.append(el("div", { class: "field" }, el("label", { for: "dealer", text: t("table.dealer") }), dealerSelect,
-    el("p", { class: "hint", text: t("table.dealer_hint") })));
+  form.append(
+    el(
+      "div",
+      { class: "field" },
+      el("label", { for: "dealer", text: t("table.dealer") }),
+      dealerSelect,
+      el("p", { class: "hint", text: t("table.dealer_hint") }),
+    ),
+  );
 
-  form.append(el("div", { class: "field" }, el("label", { for: "notation", text: t("table.notation") }),
-    el("select", { id: "notation" }, ...["spanish", "french"].map((n) => el("option", { value: n, selected: n === choice.notation, text: t(`table.notation.${n}`) })))));
+  form.append(
+    el(
+      "div",
+      { class: "field" },
+      el("label", { for: "notation", text: t("table.notation") }),
+      el(
+        "select",
+        { id: "notation" },
+        ...["spanish", "french"].map((n) =>
+          el("option", {
+            value: n,
+            selected: n === choice.notation,
+            text: t(`table.notation.${n}`),
+          }),
+        ),
+      ),
+    ),
+  );
 
-  const options = el("fieldset", { class: "options" }, el("legend", { text: t("table.options") }),
-    ...Object.entries(ruleset.options).map(([name, spec]) => optionControl(name, spec, choice.options[name] ?? spec.default)));
+  const options = el(
+    "fieldset",
+    { class: "options" },
+    el("legend", { text: t("table.options") }),
+    ...Object.entries(ruleset.options).map(([name, spec]) =>
+      optionControl(name, spec, choice.options[name] ?? spec.default),
+    ),
+  );
   form.append(options);
 
   const mode = choice.mode === "deck" ? "deck" : "hands";
-  form.append(el("fieldset", { class: "mode" }, el("legend", { text: t("table.mode") }),
-    ...["hands", "deck"].map((m) => el("label", { class: "radio" },
-      el("input", { type: "radio", name: "mode", value: m, checked: m === mode, id: `mode-${m}` }), " ", t(`table.mode.${m}`)))));
+  form.append(
+    el(
+      "fieldset",
+      { class: "mode" },
+      el("legend", { text: t("table.mode") }),
+      ...["hands", "deck"].map((m) =>
+        el(
+          "label",
+          { class: "radio" },
+          el("input", {
+            type: "radio",
+            name: "mode",
+            value: m,
+            checked: m === mode,
+            id: `mode-${m}`,
+          }),
+          " ",
+          t(`table.mode.${m}`),
+        ),
+      ),
+    ),
+  );
 
   const problem = el("p", { class: "form-problem", role: "alert" });
-  form.append(problem, el("div", { class: "form-buttons" }, el("button", { type: "submit", id: "to-cards", text: t("table.next") })));
+  form.append(
+    problem,
+    el(
+      "div",
+      { class: "form-buttons" },
+      el("button", { type: "submit", id: "to-cards", text: t("table.next") }),
+    ),
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const done = read();
@@ -122,10 +271,3 @@ export function renderTableForm(choice, onDone) {
   });
   return form;
 }
-
-/** The options that differ from the ruleset's defaults (a log needs only those). */
-export function changedOptions(rulesetName, options) {
-  const specs = DATA.rulesets[rulesetName].options;
-  return Object.fromEntries(Object.entries(options).filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(specs[name].default)));
-}
-

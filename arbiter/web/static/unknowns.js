@@ -7,9 +7,10 @@
 // unknown places filled with each possible set of the cards nobody has placed, the other seats
 // filled with the rest), all in one /v1/scores/batch request, and the seat's renuncio findings
 // are compared across those cases. A seat with too many possible hands is not checked, and the
-// page says so. Nothing here judges a play: every finding is the referee's.
+// page says so. Nothing here judges a play: every finding is the referee's. No DOM and no
+// requests of its own: the batch goes through the `ask` it is given.
 
-import { scoreMany } from "./service.js";
+import { outcomeStands } from "./rederived.js";
 
 /** At most this many logs are sent for one check (one batch request). */
 export const CHECK_LIMIT = 600;
@@ -39,11 +40,11 @@ function binomial(n, k) {
 
 /** The seat each unknown slot belongs to: a hand's seat, or who drew that card of the stock
  *  (from the answer's draws); null for a stock card nobody has drawn. */
-function slotSeats(session) {
-  const drawn = session.deal.tricks.flatMap((trick) => trick.draws.map((draw) => draw.seat));
-  return session.entry.unknownSlots().map((slot) => ({
+export function unknownSlotSeats(state) {
+  const drawn = state.deal.tricks.flatMap((trick) => trick.draws.map((draw) => draw.seat));
+  return state.entry.unknownSlots().map((slot) => ({
     ...slot,
-    seat: slot.id === "stock" ? drawn[slot.index] ?? null : slot.seat,
+    seat: slot.id === "stock" ? (drawn[slot.index] ?? null) : slot.seat,
   }));
 }
 
@@ -60,86 +61,107 @@ function fillingWith(slots, seatSlots, holding, candidates) {
   return fill;
 }
 
-/**
- * The check of an entered deal with unknown cards (null when no player holds one):
- * {candidates, seats: [{seat, unknown, cases, checked, findings: [{event, trick, obligations,
- * cases: count with it, trigger: cards that make it}]}], shownFindings, outcome}.
- */
-export async function checkUnknowns(session) {
-  const slots = slotSeats(session);
-  if (!slots.length) return null;
-  const candidates = session.entry.candidates();
+/** The seats holding unknown slots, by seat: {seat, slots, unknown, cases (their count)}. */
+function seatsOf(slots, candidates) {
   const bySeat = new Map();
   for (const slot of slots) {
     if (slot.seat === null) continue;
     if (!bySeat.has(slot.seat)) bySeat.set(slot.seat, []);
     bySeat.get(slot.seat).push(slot);
   }
-  const seats = [...bySeat.entries()].sort((a, b) => a[0] - b[0]).map(([seat, seatSlots]) => ({
-    seat, slots: seatSlots, unknown: seatSlots.length, cases: binomial(candidates.length, seatSlots.length),
-  }));
-  if (!seats.length) return null; // only cards of the stock nobody has drawn: nothing depends on them
+  return [...bySeat.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([seat, seatSlots]) => ({
+      seat,
+      slots: seatSlots,
+      unknown: seatSlots.length,
+      cases: binomial(candidates.length, seatSlots.length),
+    }));
+}
+
+/**
+ * The check of an entered deal with unknown cards (null when no player holds one):
+ * {candidates, seats: [{seat, unknown, cases, checked, findings: [{event, trick, obligations,
+ * cases: count with it, trigger: cards that make it}]}], outcome}. `state`: the editor's
+ * {entry, deal (the answer's), log(fill)}; `ask(logs)`: their answers of /v1/scores/batch.
+ */
+export async function checkUnknowns(state, ask) {
+  const slots = unknownSlotSeats(state);
+  const candidates = state.entry.candidates();
+  const seats = seatsOf(slots, candidates);
+  // none: no card is unknown, or only cards of the stock nobody has drawn (nothing depends on them)
+  if (!seats.length) return null;
   let budget = CHECK_LIMIT;
   const asked = [];
   for (const seat of seats) {
     seat.checked = seat.cases <= budget;
     if (!seat.checked) continue;
     budget -= seat.cases;
-    seat.holdings = combinations(candidates, seat.unknown);
-    for (const holding of seat.holdings) asked.push({ seat, holding, log: session.log(fillingWith(slots, seat.slots, holding, candidates)) });
+    for (const holding of combinations(candidates, seat.unknown)) {
+      const log = state.log(fillingWith(slots, seat.slots, holding, candidates));
+      asked.push({ seat, holding, log });
+    }
   }
-  const answers = asked.length ? await scoreMany(asked.map((a) => a.log)) : [];
+  const answers = asked.length ? await ask(asked.map((a) => a.log)) : [];
   asked.forEach((a, i) => {
     a.answer = answers[i];
   });
-  for (const seat of seats.filter((s) => s.checked)) seat.findings = findingsOf(seat, asked.filter((a) => a.seat === seat));
-  return { candidates, seats, outcome: outcomeStands(session, seats) };
+  for (const seat of seats.filter((s) => s.checked)) {
+    Object.assign(
+      seat,
+      findingsOf(
+        seat.seat,
+        asked.filter((a) => a.seat === seat),
+      ),
+    );
+  }
+  return { candidates, seats, outcome: outcomeStands(state.deal, seats) };
 }
 
-/** The seat's renuncios across its possible hands: in how many each stands, and which cards
- *  make it stand (when "it stands if and only if the seat held one of them" is what the cases
- *  show). */
-function findingsOf(seat, cases) {
+/**
+ * A seat's renuncios across its possible hands. `cases`: [{holding, answer}], the answer to the
+ * log where the seat held `holding`. Gives {cases: how many were answered, inconsistent: how many
+ * the referee refused, findings: [{event, trick, obligations, cases: how many have it, trigger}]}
+ * (trigger: triggerCards).
+ */
+export function findingsOf(seat, cases) {
   const usable = cases.filter((c) => c.answer && !c.answer.error && c.answer.status !== "invalid");
-  seat.inconsistent = cases.length - usable.length;
-  seat.cases = usable.length;
   const found = new Map();
-  for (const c of usable) {
-    const deal = c.answer.deals[c.answer.deals.length - 1];
-    c.events = new Set();
-    for (const v of deal.violations.filter((v) => v.seat === seat.seat)) {
-      c.events.add(v.event);
-      if (!found.has(v.event)) found.set(v.event, { event: v.event, trick: v.trick, obligations: new Set(), cases: 0 });
+  const read = usable.map((c) => {
+    const events = new Set();
+    for (const v of c.answer.deals.at(-1).violations) {
+      if (v.seat !== seat) continue;
+      events.add(v.event);
+      if (!found.has(v.event)) {
+        found.set(v.event, { event: v.event, trick: v.trick, obligations: new Set(), cases: 0 });
+      }
       const finding = found.get(v.event);
       finding.obligations.add(v.obligation);
       finding.cases += 1;
     }
-  }
-  for (const finding of found.values()) finding.trigger = triggerCards(usable, finding.event);
-  return [...found.values()].sort((a, b) => a.event - b.event);
-}
-
-function triggerCards(cases, event) {
-  const cards = new Set(cases.flatMap((c) => c.holding));
-  const trigger = [...cards].filter((code) => cases.every((c) => !c.holding.includes(code) || c.events.has(event)));
-  const explains = cases.every((c) => c.events.has(event) === c.holding.some((code) => trigger.includes(code)));
-  return explains ? trigger : null;
+    return { holding: c.holding, events };
+  });
+  for (const finding of found.values()) finding.trigger = triggerCards(read, finding.event);
+  return {
+    cases: usable.length,
+    inconsistent: cases.length - usable.length,
+    findings: [...found.values()].sort((a, b) => a.event - b.event),
+  };
 }
 
 /**
- * Whether the deal's outcome (decided by its first renuncio, or by the play when there is none)
- * is the same in every case: "stands", "depends", or "open" when some seat was not checked.
+ * The cards that make the renuncio at `event` stand, when "it stands if and only if the seat
+ * held one of them" is what the cases show: every case holding one of them has it, and every
+ * case with it holds one. Null when no set of cards explains the cases so. `cases`: [{holding,
+ * events}], the events of the seat's renuncios when it held `holding`.
  */
-function outcomeStands(session, seats) {
-  if (seats.some((s) => !s.checked)) return "open";
-  const first = session.deal.violations[0] ?? null;
-  for (const seat of seats) {
-    // a renuncio that may come before the one found (or at all, when none was) may decide it
-    if (seat.findings.some((f) => first === null || f.event < first.event)) return "depends";
-    if (first && first.seat === seat.seat) {
-      const decisive = seat.findings.find((f) => f.event === first.event);
-      if (!decisive || decisive.cases < seat.cases) return "depends";
-    }
-  }
-  return "stands";
+export function triggerCards(cases, event) {
+  const cards = new Set(cases.flatMap((c) => c.holding));
+  const trigger = [...cards].filter((code) =>
+    cases.every((c) => !c.holding.includes(code) || c.events.has(event)),
+  );
+  const explains = cases.every(
+    (c) => c.events.has(event) === c.holding.some((code) => trigger.includes(code)),
+  );
+  return explains ? trigger : null;
 }

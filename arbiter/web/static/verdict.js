@@ -4,7 +4,8 @@
 
 import { el } from "./dom.js";
 import { renuncioParts } from "./ruling.js";
-import { t } from "./words.js";
+import { problemLines } from "./rulingtext.js";
+import { t, words } from "./words.js";
 
 /** The verdict as a box; `hidden`: cards to show face down (the editor's unknown cards). */
 export function verdictElement(answer, deck, hidden = new Set()) {
@@ -13,33 +14,33 @@ export function verdictElement(answer, deck, hidden = new Set()) {
   if (kind === "renuncio") {
     box.append(...renuncioParts(answer, deck, "verdict-head", hidden));
   } else if (kind === "illegal") {
-    box.append(el("p", { class: "verdict-head" }, el("strong", { text: t("verdict.refused", { code: answer.code }) })),
-      el("p", { class: "message", text: answer.message }));
+    box.append(
+      el(
+        "p",
+        { class: "verdict-head" },
+        el("strong", { text: t("verdict.refused", { code: answer.code }) }),
+      ),
+      el("p", { class: "message", text: answer.message }),
+    );
   } else {
-    box.append(el("p", { class: "verdict-head" }, el("strong", { text: t("verdict.ok") }), " ",
-      el("span", { class: "message", text: answer.message })));
+    box.append(
+      el(
+        "p",
+        { class: "verdict-head" },
+        el("strong", { text: t("verdict.ok") }),
+        " ",
+        el("span", { class: "message", text: answer.message }),
+      ),
+    );
   }
   return box;
 }
 
 /** What to say when the service could not judge (a problem answer, or no connection). */
 export function verdictError(error) {
-  return el("div", { class: "verdict verdict-error", "data-verdict": "error", role: "alert" },
-    el("p", { text: problemLines(error).join(" — ") }));
-}
-
-/**
- * A problem as lines for people: its status and title, then one line per problem (each error
- * of the list once, or the detail when there is no list) — never the same message twice.
- */
-export function problemLines(error) {
-  if (!error || error.status === undefined) return [String(error && error.message)];
-  if (error.status === 0) return [t("error.network", { detail: error.message })];
-  const body = error.body;
-  const lines = [body && body.title ? `${error.status} ${body.title}` : String(error.status)];
-  if (body && Array.isArray(body.errors) && body.errors.length) {
-    lines.push(...body.errors.map((e) => `${e.pointer || "/"}: ${e.message}`));
-  } else if (body && body.detail) lines.push(body.detail);
-  if (body && body.request_id) lines.push(`request id: ${body.request_id}`);
-  return lines;
+  return el(
+    "div",
+    { class: "verdict verdict-error", "data-verdict": "error", role: "alert" },
+    el("p", { text: problemLines(words, error).join(" — ") }),
+  );
 }

@@ -1,29 +1,30 @@
-// The pages' words and language. The words are the server's catalogue (arbiter/words/page.py),
-// sent in the page's data as DATA.strings; nothing here keeps words of its own.
+// The page's data and language. The data (rulesets, packs, cards, words) is the server's, sent in
+// the page as DATA; the words are its catalogue (arbiter/words/page.py) through catalogue.js, and
+// nothing here keeps words of its own. This module reads the document: the pure modules are given
+// DATA and `words` instead.
+
+import { Words } from "./catalogue.js";
 
 export const DATA = JSON.parse(document.getElementById("arbiter-data").textContent);
 
+/** The page's one catalogue in the page's language (a change of language changes it in place). */
+export const words = new Words(DATA.strings, document.documentElement.lang === "es" ? "es" : "en");
+
 const listeners = [];
-let lang = document.documentElement.lang === "es" ? "es" : "en";
 
 export function currentLang() {
-  return lang;
+  return words.lang;
 }
 
 /** The page's text for `key`, with `{field}` filled from `fields` (as text, never markup). */
-export function t(key, fields = {}) {
-  const text = DATA.strings[lang][key] ?? DATA.strings.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? String(fields[name]) : whole));
-}
+export const t = words.t;
 
 /** A counted phrase: `key.one` for 1, `key.other` otherwise ("1 deal", "5 deals"). */
-export function counted(key, count, fields = {}) {
-  return t(`${key}.${count === 1 ? "one" : "other"}`, { ...fields, count });
-}
+export const counted = words.counted;
 
 /** The words written in the page's shell (data-t, data-t-label, data-t-placeholder). */
 export function applyStaticWords() {
-  document.documentElement.lang = lang;
+  document.documentElement.lang = words.lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of document.querySelectorAll("[data-t-label]")) {
     node.setAttribute("aria-label", t(node.dataset.tLabel));
@@ -32,13 +33,13 @@ export function applyStaticWords() {
     node.placeholder = t(node.dataset.tPlaceholder);
   }
   for (const link of document.querySelectorAll("[data-lang-switch]")) {
-    if (link.dataset.langSwitch === lang) link.setAttribute("aria-current", "true");
+    if (link.dataset.langSwitch === words.lang) link.setAttribute("aria-current", "true");
     else link.removeAttribute("aria-current");
   }
   for (const link of document.querySelectorAll("header.site nav a, a.brand")) {
     const url = new URL(link.href);
     if (url.origin === location.origin && url.searchParams.has("lang")) {
-      url.searchParams.set("lang", lang);
+      url.searchParams.set("lang", words.lang);
       link.href = url.href;
     }
   }
@@ -50,8 +51,8 @@ export function onLangChange(listener) {
 }
 
 function setLang(next) {
-  if (next === lang || !(next in DATA.strings)) return;
-  lang = next;
+  if (next === words.lang || !(next in DATA.strings)) return;
+  words.lang = next;
   applyStaticWords();
   const url = new URL(location.href);
   url.searchParams.set("lang", next);
