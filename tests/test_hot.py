@@ -12,6 +12,7 @@ labels either way.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -144,8 +145,9 @@ def test_a_token_of_the_hot_path_opens_on_the_route_and_back() -> None:
     assert answer is not None and answer["verdict"] == "ok"
     after = hot.post("/v1/moves/validate", json={"state_id": _token(flask_only), "move": NEXT[0]})
     token = after.get_json()["state_id"]
-    follow = arbiter.replay({**MID, "deals": [{**MID["deals"][0],
-                            "events": [*MID["deals"][0]["events"], NEXT[0]]}]}).to_dict()
+    follow = arbiter.replay(
+        {**MID, "deals": [{**MID["deals"][0], "events": [*MID["deals"][0]["events"], NEXT[0]]}]}
+    ).to_dict()
     move = follow["next"]["legal_moves"][0]
     _same(hot, flask_only, json={"state_id": token, "move": move})
 
@@ -194,14 +196,65 @@ def test_metrics_and_the_access_line_count_it_alike(capsys: pytest.CaptureFixtur
                             endpoint="/v1/moves/validate") == 2  # fmt: skip
 
 
-def test_with_a_rate_limit_flask_answers_it() -> None:
-    limited = create_app(Settings(state_key=STATE_KEY, rate_limit="2/minute"))
-    frame = limited.wsgi_app
-    assert isinstance(frame, Frame) and not frame.hot
-    client = limited.test_client()
-    statuses = [client.post("/v1/moves/validate", json={**MID, "move": NEXT[0]}).status_code
-                for _ in range(3)]  # fmt: skip
-    assert statuses == [200, 200, 429]
+LIMITED: dict[str, Any] = {"rate_limit": "3/minute"}
+
+
+@pytest.fixture
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wall clock stopped, so that both apps' budgets read the same Reset and Retry-After
+    (each side's counters are its own; a second's edge between them would tell them apart)."""
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now)
+
+
+def test_with_a_rate_limit_the_thin_path_answers_it() -> None:
+    """ARBITER_RATE_LIMIT no longer turns the thin path off: the frame counts the request."""
+    app = create_app(Settings(state_key=STATE_KEY, **LIMITED))
+    frame = app.wsgi_app
+    assert isinstance(frame, Frame) and set(frame.hot) == {
+        "/v1/replays", "/v1/scores", "/v1/moves/validate"}  # fmt: skip
+
+    def not_flask(*_: Any) -> Any:
+        raise AssertionError("a request of the thin path went through Flask")
+
+    frame.wsgi_app = not_flask
+    client = app.test_client()
+    answers = [client.post("/v1/moves/validate", json={**MID, "move": NEXT[0]})
+               for _ in range(4)]  # fmt: skip
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert [a.headers["X-RateLimit-Remaining"] for a in answers] == ["2", "1", "0", "0"]
+    assert int(answers[-1].headers["Retry-After"]) >= 1
+
+
+@pytest.mark.usefixtures("frozen_clock")
+@pytest.mark.parametrize("path", ["/v1/moves/validate", "/v1/replays", "/v1/scores"])
+def test_with_a_rate_limit_the_thin_path_answers_as_the_route(path: str) -> None:
+    """The same requests, one budget each side: the same answers, the limit's headers and the
+    429s included, whether the thin path or Flask answers."""
+    hot, flask_only = (app.test_client() for app in _apps(**LIMITED))
+    body = {**MID, "move": NEXT[0]} if path == "/v1/moves/validate" else MID
+    sent = [{"json": body}, {"data": b"{", "content_type": "application/json"},
+            {"json": body, "headers": {"Accept-Language": "es"}}, {"json": body},
+            {"json": {"ruleset": "tute-2p"}}]  # fmt: skip
+    statuses = []
+    for request in sent:
+        answer = _same(hot, flask_only, path, **dict(request))
+        assert answer is not None
+        statuses.append(answer["status"] if "type" in answer else 200)  # a problem, or not
+    assert statuses == [200, 400, 200, 429, 429]
+
+
+@pytest.mark.usefixtures("frozen_clock")
+def test_with_keys_and_a_rate_limit_each_key_has_its_budget_both_ways() -> None:
+    other = "key-hot-second-9a8b"
+    hot, flask_only = (app.test_client() for app in _apps(api_keys=(KEY, other), **LIMITED))
+    move = {"json": {**MID, "move": NEXT[0]}}
+    seen = []
+    for headers in [{"X-API-Key": KEY}] * 4 + [{"X-API-Key": "wrong"}, {"X-API-Key": other}]:
+        answer = _same(hot, flask_only, headers=headers, **dict(move))
+        assert answer is not None
+        seen.append(answer["status"] if "type" in answer else 200)
+    assert seen == [200, 200, 200, 429, 401, 200]
 
 
 def test_other_methods_and_paths_go_through_flask() -> None:
