@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import signal
@@ -49,13 +50,25 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Gunicorn,
         ARBITER_WORKERS=str(WORKERS),
         ARBITER_RATE_LIMIT=f"{BUDGET}/minute",
         ARBITER_FORWARDED_ALLOW_IPS="127.0.0.1",
-        ARBITER_LOG_LEVEL="warning",
+        ARBITER_LOG_LEVEL="info",  # the master says where the counters are
         ARBITER_ACCESS_LOG=str(access),
         GUNICORN_CMD_ARGS=f"--access-logformat '{ACCESS_FORMAT}'",
     )
     started = gunicorn_support.start(workdir / "gunicorn.out", env, workers=WORKERS, serve=True)
     with gunicorn_support.until_stopped(started):
+        shared = _shared_directory(started)
+        assert shared.is_dir()
         yield started, access
+    assert not shared.exists(), "the master left its counters behind"
+
+
+def _shared_directory(server: Gunicorn) -> Path:
+    """Where the master keeps the workers' counters, as it says in its log."""
+    said = "the workers share the rate limit's counters in "
+    for line in server.output().splitlines():
+        if said in line:
+            return Path(json.loads(line)["message"].split(said, 1)[1])
+    raise AssertionError(f"the master did not say where the counters are:\n{server.tail()}")
 
 
 def _ask(port: int, client: str, n: int) -> tuple[int, str]:
