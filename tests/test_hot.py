@@ -6,7 +6,10 @@ one whose frame has no hot path, which answers them through the Flask routes. Ev
 below goes to both: the status, every header (in order) and the body must be the same — the
 ``state_id`` of an ok verdict aside, which is sealed with a fresh nonce each time (both must
 open, to the same position). Metrics and the access line count the request under the same
-labels either way.
+labels either way. With a rate limit (checked in the request's frame, so the thin path stays
+on), each side has its own budget and both are sent the same requests: the limit's headers and
+its 429s are the same too, under a stopped wall clock. An endpoint added to the route table
+(arbiter/api/routes.py) gets both paths and its place in the contract from that entry alone.
 """
 
 from __future__ import annotations
@@ -271,3 +274,29 @@ def test_other_methods_and_paths_go_through_flask() -> None:
         assert a.status_code == b.status_code and a.status_code >= 300
         assert a.get_data() == b.get_data()
         assert a.headers.get("Allow") == b.headers.get("Allow")
+
+
+def test_one_entry_of_the_table_makes_an_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endpoint added to the route table is registered, documented in the contract and
+    answered by the thin path, from that entry alone."""
+    from arbiter.api import routes
+    from arbiter.api.schemas import GameLogSchema, HealthSchema
+    from arbiter.api.spec import spec_yaml
+
+    def echoed(call: routes.Call) -> bytes:
+        return orjson.dumps({"ruleset": call.body().get("ruleset")})
+
+    entry = routes.Endpoint(
+        "POST", "/v1/echo", "Echo a ruleset", answers=echoed,
+        body=routes.Body(GameLogSchema, lambda: {}), answer=routes.Answer(dict, HealthSchema),
+        problems=(400, 401, 429),
+    )  # fmt: skip
+    table = (*routes.V1, entry)
+    blueprints = [(n, d, table if t is routes.V1 else t) for n, d, t in routes.BLUEPRINTS]
+    monkeypatch.setattr(routes, "V1", table)
+    monkeypatch.setattr(routes, "BLUEPRINTS", tuple(blueprints))
+    hot, flask_only = _apps(**LIMITED)
+    assert isinstance(hot.wsgi_app, Frame) and "/v1/echo" in hot.wsgi_app.hot
+    assert "/v1/echo:\n    post:\n" in spec_yaml(hot)
+    answer = _same(hot.test_client(), flask_only.test_client(), "/v1/echo", json=MID)
+    assert answer == {"ruleset": MID["ruleset"]}

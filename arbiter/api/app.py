@@ -1,5 +1,6 @@
-"""The Flask application factory: routes, pages, problem+json errors, and the frame of every
-request (request ids, security headers, metrics, the access line: :mod:`arbiter.api.frame`).
+"""The Flask application factory: routes (the table of :mod:`arbiter.api.routes`), pages,
+problem+json errors, and the frame of every request (request ids, API keys and the rate limit,
+security headers, metrics, the access line: :mod:`arbiter.api.frame`).
 
 :func:`create_app` builds a fresh app from a :class:`~arbiter.settings.Settings` (read from the
 environment when omitted). Nothing is global: the metrics registry and the generated OpenAPI

@@ -28,7 +28,7 @@ it itself when it must know it first). A request the app answers without Flask's
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
@@ -151,18 +151,19 @@ class Keys(Protocol):
 class Limit(Protocol):
     """The rate limit (:class:`arbiter.api.limits.RateLimit`)."""
 
-    def admit(self, environ: MutableMapping[str, Any]) -> Headers: ...
+    def admit(self, environ: MutableMapping[str, Any]) -> Sequence[tuple[str, str]]: ...
 
 
 #: What a request admitted without a rate limit adds to its answer's headers.
-_NOTHING: Headers = []
+_NOTHING: Final[tuple[tuple[str, str], ...]] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Gate:
     """What a request must pass before it is answered: its API key where one is needed, then
     the rate limit if its rule is one of ``limited`` (endpoints). :meth:`admit` raises the
-    :class:`Problem` of a refusal; :meth:`refusal` is its answer."""
+    :class:`Problem` of a refusal; :meth:`refusal` is its answer, by ``problem_answer``
+    (:func:`arbiter.api.errors.problem_answer`, handed in: that module imports this one)."""
 
     keys: Keys | None
     limit: Limit | None
@@ -171,7 +172,7 @@ class Gate:
     max_errors: int
     problem_answer: Callable[[Problem, str | None, int], Response]
 
-    def admit(self, environ: MutableMapping[str, Any]) -> Headers:
+    def admit(self, environ: MutableMapping[str, Any]) -> Sequence[tuple[str, str]]:
         """The headers the rate limit adds to the answer (a Problem raised: refused)."""
         if self.keys is not None and self.keys.needs_key(_path(environ)):
             try:
@@ -238,7 +239,7 @@ class Frame:
             else:
                 hot = None
         status = ["500"]  # what the server answers if the app raises
-        added = _NOTHING
+        added: Sequence[tuple[str, str]] = _NOTHING
 
         def start(line: str, headers: Headers, exc_info: Any = None) -> Any:
             status[0] = line
