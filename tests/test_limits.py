@@ -10,6 +10,7 @@ uses it.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import time
 from pathlib import Path
@@ -65,14 +66,28 @@ def test_a_request_leaves_the_window_when_its_time_is_up(
     assert not limiter.hit(two, "b")
 
 
-def test_a_store_that_cannot_be_opened_lets_requests_through(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_store_that_cannot_be_opened_lets_requests_through(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-directory" / "limits.sqlite"
     settings = Settings(rate_limit="1/minute", server_limits=str(missing))
     client = create_app(settings).test_client()
-    for _ in range(3):
-        answer = client.get("/v1/rulesets")
-        assert answer.status_code == 200
-        assert "X-RateLimit-Limit" not in answer.headers
-    assert "rate limit store failed" in capsys.readouterr().err  # the service log
+    records = _Records()
+    logger = logging.getLogger("arbiter")  # the service's loggers do not propagate to the root
+    logger.addHandler(records)
+    try:
+        for _ in range(3):
+            answer = client.get("/v1/rulesets")
+            assert answer.status_code == 200
+            assert "X-RateLimit-Limit" not in answer.headers
+    finally:
+        logger.removeHandler(records)
+    assert len(records.messages) == 3
+    assert all("rate limit store failed" in m for m in records.messages)

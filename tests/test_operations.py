@@ -3,9 +3,10 @@
 - API keys (``Settings.api_keys``): every ``/v1/`` call needs ``Authorization: Bearer <key>`` or
   ``X-API-Key: <key>``; health, readiness, the contract and ``/docs`` stay open; ``/metrics``
   follows ``Settings.metrics`` (open, protected, off).
-- Rate limits (``Settings.rate_limit``, flask-limiter): per API key, or per client address
-  without keys; counters in the state cache's Redis when one is configured (the session's
-  throwaway Redis, ``redis_db`` of tests/redis_support.py).
+- Rate limits (``Settings.rate_limit``, the ``limits`` library in the request's frame): per API
+  key, or per client address without keys (the forwarded one behind a trusted proxy); counters
+  in the state cache's Redis when one is configured (the session's throwaway Redis,
+  ``redis_db`` of tests/redis_support.py).
 - Security headers on every answer, request ids, JSON access logs without personal data, and
   the Prometheus counters of requests and verdicts.
 
@@ -622,7 +623,7 @@ def capture(
 ) -> Iterator[tuple[Capture, pytest.LogCaptureFixture]]:
     """A handler on the ``arbiter`` loggers (which do not propagate to the root) with the
     access lines of standard error, and pytest's capture of everything else (Flask, Werkzeug,
-    flask-limiter...) at INFO."""
+    limits...) at INFO."""
     caplog.set_level(logging.INFO)
     handler = Capture(capsys)
     logger = logging.getLogger("arbiter")
