@@ -27,8 +27,10 @@ CACHE_BACKENDS: Final = ("auto", "memory", "redis", "cluster", "off")
 METRICS_MODES: Final = ("open", "protected", "off")
 #: The environment variable through which the gunicorn master hands its drawn key to workers.
 SERVER_STATE_KEY_VAR: Final = "ARBITER_SERVER_STATE_KEY"
+#: The file in which the gunicorn master's workers share their rate-limit counters.
+SERVER_LIMITS_VAR: Final = "ARBITER_SERVER_LIMITS"
 #: Variables the service sets for itself and nobody should set by hand.
-INTERNAL_VARIABLES: Final = (SERVER_STATE_KEY_VAR, "ARBITER_OWN_METRICS_DIR")
+INTERNAL_VARIABLES: Final = (SERVER_STATE_KEY_VAR, SERVER_LIMITS_VAR, "ARBITER_OWN_METRICS_DIR")
 
 _FALSE: Final = ("0", "false", "no", "off")
 
@@ -123,6 +125,9 @@ class Settings:
     api_keys: tuple[str, ...] = _var("ARBITER_API_KEYS", (), _listed)
     #: rate limit per API key (or client address), e.g. "600/minute"; empty: none
     rate_limit: str = _var("ARBITER_RATE_LIMIT", "", _text)
+    #: the SQLite file where the workers of one gunicorn master share the rate limit's counters
+    #: without Redis (the master makes it; not meant to be set by hand)
+    server_limits: str | None = _var(SERVER_LIMITS_VAR, None, _text)
     # --- state tokens and the cache ---
     #: the secret that seals state tokens and tags cached values (at least 32 bytes)
     state_key: str | None = _var("ARBITER_STATE_KEY", None, _text)
@@ -249,6 +254,7 @@ class Settings:
         if self.metrics == "protected" and not self.api_keys:
             raise SettingsError("ARBITER_METRICS=protected needs ARBITER_API_KEYS")
         self._check_rate_limit()
+        self._check_forwarded()
         self._check_positive()
 
     def _check_positive(self) -> None:
@@ -291,6 +297,18 @@ class Settings:
             raise SettingsError(
                 f"ARBITER_RATE_LIMIT {self.rate_limit!r} is not a limit like '600/minute'"
             ) from None
+
+    def _check_forwarded(self) -> None:
+        import ipaddress
+
+        for name in _listed(self.forwarded_allow_ips):
+            try:
+                if name != "*":
+                    ipaddress.ip_network(name, strict=False)
+            except ValueError:
+                raise SettingsError(
+                    f"ARBITER_FORWARDED_ALLOW_IPS: {name!r} is not an address or a network"
+                ) from None
 
     def _check_secrets(self) -> None:
         from arbiter.tokens import MIN_SECRET_BYTES

@@ -11,7 +11,7 @@ import shutil
 import sys
 import tempfile
 
-from arbiter.settings import Settings, SettingsError
+from arbiter.settings import SERVER_LIMITS_VAR, Settings, SettingsError
 
 try:
     _settings = Settings.from_env()
@@ -73,8 +73,24 @@ if not _settings.secrets:
 # when a worker imports it.
 _OWN_METRICS_DIR = "ARBITER_OWN_METRICS_DIR"
 
+# The rate limit's counters (ARBITER_RATE_LIMIT) without Redis: one SQLite file in a private
+# directory that the master makes once it listens, for all its workers, so that they count one
+# budget (arbiter/api/limits.py), and removes when it exits. With Redis they live there.
+_SHARED_BACKENDS = ("redis", "cluster")
+
+
+def _share_rate_limit(server):
+    if not _settings.rate_limit or _settings.cache_backend in _SHARED_BACKENDS:
+        return
+    if _settings.server_limits:  # a file of its own already
+        return
+    limits_dir = tempfile.mkdtemp(prefix="arbiter-limits-", dir=worker_tmp_dir)
+    os.environ[SERVER_LIMITS_VAR] = os.path.join(limits_dir, "limits.sqlite")
+    server.log.info("the workers share the rate limit's counters in %s", limits_dir)
+
 
 def when_ready(server):
+    _share_rate_limit(server)
     metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if not metrics_dir:
         metrics_dir = tempfile.mkdtemp(prefix="arbiter-metrics-")
@@ -119,6 +135,9 @@ def child_exit(server, worker):
 
 
 def on_exit(server):
+    limits_file = os.environ.get(SERVER_LIMITS_VAR)
+    if limits_file and _settings.server_limits is None:  # made here, not inherited
+        shutil.rmtree(os.path.dirname(limits_file), ignore_errors=True)
     own = os.environ.get(_OWN_METRICS_DIR)
     if own and own == os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         shutil.rmtree(own, ignore_errors=True)

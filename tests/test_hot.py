@@ -6,12 +6,16 @@ one whose frame has no hot path, which answers them through the Flask routes. Ev
 below goes to both: the status, every header (in order) and the body must be the same — the
 ``state_id`` of an ok verdict aside, which is sealed with a fresh nonce each time (both must
 open, to the same position). Metrics and the access line count the request under the same
-labels either way.
+labels either way. With a rate limit (checked in the request's frame, so the thin path stays
+on), each side has its own budget and both are sent the same requests: the limit's headers and
+its 429s are the same too, under a stopped wall clock. An endpoint added to the route table
+(arbiter/api/routes.py) gets both paths and its place in the contract from that entry alone.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -144,8 +148,9 @@ def test_a_token_of_the_hot_path_opens_on_the_route_and_back() -> None:
     assert answer is not None and answer["verdict"] == "ok"
     after = hot.post("/v1/moves/validate", json={"state_id": _token(flask_only), "move": NEXT[0]})
     token = after.get_json()["state_id"]
-    follow = arbiter.replay({**MID, "deals": [{**MID["deals"][0],
-                            "events": [*MID["deals"][0]["events"], NEXT[0]]}]}).to_dict()
+    follow = arbiter.replay(
+        {**MID, "deals": [{**MID["deals"][0], "events": [*MID["deals"][0]["events"], NEXT[0]]}]}
+    ).to_dict()
     move = follow["next"]["legal_moves"][0]
     _same(hot, flask_only, json={"state_id": token, "move": move})
 
@@ -194,14 +199,65 @@ def test_metrics_and_the_access_line_count_it_alike(capsys: pytest.CaptureFixtur
                             endpoint="/v1/moves/validate") == 2  # fmt: skip
 
 
-def test_with_a_rate_limit_flask_answers_it() -> None:
-    limited = create_app(Settings(state_key=STATE_KEY, rate_limit="2/minute"))
-    frame = limited.wsgi_app
-    assert isinstance(frame, Frame) and not frame.hot
-    client = limited.test_client()
-    statuses = [client.post("/v1/moves/validate", json={**MID, "move": NEXT[0]}).status_code
-                for _ in range(3)]  # fmt: skip
-    assert statuses == [200, 200, 429]
+LIMITED: dict[str, Any] = {"rate_limit": "3/minute"}
+
+
+@pytest.fixture
+def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wall clock stopped, so that both apps' budgets read the same Reset and Retry-After
+    (each side's counters are its own; a second's edge between them would tell them apart)."""
+    now = time.time()
+    monkeypatch.setattr(time, "time", lambda: now)
+
+
+def test_with_a_rate_limit_the_thin_path_answers_it() -> None:
+    """ARBITER_RATE_LIMIT no longer turns the thin path off: the frame counts the request."""
+    app = create_app(Settings(state_key=STATE_KEY, **LIMITED))
+    frame = app.wsgi_app
+    assert isinstance(frame, Frame) and set(frame.hot) == {
+        "/v1/replays", "/v1/scores", "/v1/moves/validate"}  # fmt: skip
+
+    def not_flask(*_: Any) -> Any:
+        raise AssertionError("a request of the thin path went through Flask")
+
+    frame.wsgi_app = not_flask
+    client = app.test_client()
+    answers = [client.post("/v1/moves/validate", json={**MID, "move": NEXT[0]})
+               for _ in range(4)]  # fmt: skip
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert [a.headers["X-RateLimit-Remaining"] for a in answers] == ["2", "1", "0", "0"]
+    assert int(answers[-1].headers["Retry-After"]) >= 1
+
+
+@pytest.mark.usefixtures("frozen_clock")
+@pytest.mark.parametrize("path", ["/v1/moves/validate", "/v1/replays", "/v1/scores"])
+def test_with_a_rate_limit_the_thin_path_answers_as_the_route(path: str) -> None:
+    """The same requests, one budget each side: the same answers, the limit's headers and the
+    429s included, whether the thin path or Flask answers."""
+    hot, flask_only = (app.test_client() for app in _apps(**LIMITED))
+    body = {**MID, "move": NEXT[0]} if path == "/v1/moves/validate" else MID
+    sent = [{"json": body}, {"data": b"{", "content_type": "application/json"},
+            {"json": body, "headers": {"Accept-Language": "es"}}, {"json": body},
+            {"json": {"ruleset": "tute-2p"}}]  # fmt: skip
+    statuses = []
+    for request in sent:
+        answer = _same(hot, flask_only, path, **dict(request))
+        assert answer is not None
+        statuses.append(answer["status"] if "type" in answer else 200)  # a problem, or not
+    assert statuses == [200, 400, 200, 429, 429]
+
+
+@pytest.mark.usefixtures("frozen_clock")
+def test_with_keys_and_a_rate_limit_each_key_has_its_budget_both_ways() -> None:
+    other = "key-hot-second-9a8b"
+    hot, flask_only = (app.test_client() for app in _apps(api_keys=(KEY, other), **LIMITED))
+    move = {"json": {**MID, "move": NEXT[0]}}
+    seen = []
+    for headers in [{"X-API-Key": KEY}] * 4 + [{"X-API-Key": "wrong"}, {"X-API-Key": other}]:
+        answer = _same(hot, flask_only, headers=headers, **dict(move))
+        assert answer is not None
+        seen.append(answer["status"] if "type" in answer else 200)
+    assert seen == [200, 200, 200, 429, 401, 200]
 
 
 def test_other_methods_and_paths_go_through_flask() -> None:
@@ -218,3 +274,29 @@ def test_other_methods_and_paths_go_through_flask() -> None:
         assert a.status_code == b.status_code and a.status_code >= 300
         assert a.get_data() == b.get_data()
         assert a.headers.get("Allow") == b.headers.get("Allow")
+
+
+def test_one_entry_of_the_table_makes_an_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endpoint added to the route table is registered, documented in the contract and
+    answered by the thin path, from that entry alone."""
+    from arbiter.api import routes
+    from arbiter.api.schemas import GameLogSchema, HealthSchema
+    from arbiter.api.spec import spec_yaml
+
+    def echoed(call: routes.Call) -> bytes:
+        return orjson.dumps({"ruleset": call.body().get("ruleset")})
+
+    entry = routes.Endpoint(
+        "POST", "/v1/echo", "Echo a ruleset", answers=echoed,
+        body=routes.Body(GameLogSchema, lambda: {}), answer=routes.Answer(dict, HealthSchema),
+        problems=(400, 401, 429),
+    )  # fmt: skip
+    table = (*routes.V1, entry)
+    blueprints = [(n, d, table if t is routes.V1 else t) for n, d, t in routes.BLUEPRINTS]
+    monkeypatch.setattr(routes, "V1", table)
+    monkeypatch.setattr(routes, "BLUEPRINTS", tuple(blueprints))
+    hot, flask_only = _apps(**LIMITED)
+    assert isinstance(hot.wsgi_app, Frame) and "/v1/echo" in hot.wsgi_app.hot
+    assert "/v1/echo:\n    post:\n" in spec_yaml(hot)
+    answer = _same(hot.test_client(), flask_only.test_client(), "/v1/echo", json=MID)
+    assert answer == {"ruleset": MID["ruleset"]}

@@ -3,9 +3,10 @@
 - API keys (``Settings.api_keys``): every ``/v1/`` call needs ``Authorization: Bearer <key>`` or
   ``X-API-Key: <key>``; health, readiness, the contract and ``/docs`` stay open; ``/metrics``
   follows ``Settings.metrics`` (open, protected, off).
-- Rate limits (``Settings.rate_limit``, flask-limiter): per API key, or per client address
-  without keys; counters in the state cache's Redis when one is configured (the session's
-  throwaway Redis, ``redis_db`` of tests/redis_support.py).
+- Rate limits (``Settings.rate_limit``, the ``limits`` library in the request's frame): per API
+  key, or per client address without keys (the forwarded one behind a trusted proxy); counters
+  in the state cache's Redis when one is configured (the session's throwaway Redis,
+  ``redis_db`` of tests/redis_support.py).
 - Security headers on every answer, request ids, JSON access logs without personal data, and
   the Prometheus counters of requests and verdicts.
 
@@ -309,6 +310,61 @@ def test_without_keys_the_bucket_is_the_client_address() -> None:
     assert_limited(client.get("/v1/rulesets", environ_base=first, headers={"X-API-Key": "k"}))
 
 
+PROXY = "192.0.2.1"  # addresses of documentation ranges: only ever written into an environ
+
+
+def _through(proxy: str, forwarded: str) -> dict[str, Any]:
+    return {"environ_base": {"REMOTE_ADDR": proxy}, "headers": {"X-Forwarded-For": forwarded}}
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_has_its_budget() -> None:
+    client = client_of(rate_limit="3/minute", forwarded_allow_ips=f"{PROXY},192.0.2.128/25")
+    for i in range(12):
+        for _ in range(3):
+            answer = client.get("/v1/rulesets", **_through(PROXY, f"198.51.100.{i}"))
+            assert answer.status_code == 200, i
+        assert_limited(client.get("/v1/rulesets", **_through(PROXY, f"198.51.100.{i}")))
+    # what a client writes to the left of its proxy's hop is not believed; trusted hops are
+    # skipped (a second proxy of the network 192.0.2.128/25)
+    assert_limited(client.get("/v1/rulesets", **_through(PROXY, "203.0.113.9, 198.51.100.3")))
+    chain = _through(PROXY, "198.51.100.4, 192.0.2.200")
+    assert_limited(client.get("/v1/rulesets", **chain))
+    assert client.get("/v1/rulesets", **_through(PROXY, "198.51.100.99")).status_code == 200
+    # the proxy's own requests (no X-Forwarded-For) are its own bucket
+    assert client.get("/v1/rulesets", environ_base={"REMOTE_ADDR": PROXY}).status_code == 200
+
+
+def test_a_peer_that_is_no_trusted_proxy_is_its_own_bucket_whatever_it_forwards() -> None:
+    client = client_of(rate_limit="3/minute", forwarded_allow_ips="192.0.2.50")
+    for i in range(3):
+        assert client.get("/v1/rulesets", **_through(PROXY, f"198.51.100.{i}")).status_code == 200
+    assert_limited(client.get("/v1/rulesets", **_through(PROXY, "198.51.100.77")))
+    untrusting = client_of(rate_limit="3/minute")  # ARBITER_FORWARDED_ALLOW_IPS unset
+    for i in range(3):
+        answer = untrusting.get("/v1/rulesets", **_through(PROXY, f"198.51.100.{i}"))
+        assert answer.status_code == 200
+    assert_limited(untrusting.get("/v1/rulesets", **_through(PROXY, "198.51.100.77")))
+
+
+def test_with_keys_behind_a_proxy_the_budget_is_the_keys() -> None:
+    client = client_of(api_keys=(KEY_1, KEY_2), rate_limit="3/minute", forwarded_allow_ips=PROXY)
+
+    def ask(forwarded: str, key: str) -> TestResponse:
+        headers = {"X-Forwarded-For": forwarded, "X-API-Key": key}
+        return client.get("/v1/rulesets", environ_base={"REMOTE_ADDR": PROXY}, headers=headers)
+
+    for i in range(3):
+        assert ask(f"198.51.100.{i}", KEY_1).status_code == 200
+    assert_limited(ask("198.51.100.50", KEY_1))  # a new address, the same key
+    assert ask("198.51.100.0", KEY_2).status_code == 200
+
+
+def test_forwarded_allow_ips_must_be_addresses() -> None:
+    with pytest.raises(SettingsError, match="ARBITER_FORWARDED_ALLOW_IPS"):
+        Settings.from_env({"ARBITER_FORWARDED_ALLOW_IPS": "127.0.0.1,proxy.example"})
+    assert Settings.from_env({"ARBITER_FORWARDED_ALLOW_IPS": "*"}).forwarded_allow_ips == "*"
+
+
 def test_rejected_keys_are_not_counted_against_a_good_key() -> None:
     client = client_of(api_keys=(KEY_1,), rate_limit="3/minute")
     for _ in range(10):
@@ -340,10 +396,12 @@ def test_service_endpoints_are_not_limited() -> None:
             assert "Retry-After" not in response.headers, path
 
 
-@pytest.mark.parametrize("rate", ["3 per minute", "3/minute;100/hour", "10/second"])
-def test_rate_limit_forms(rate: str) -> None:
-    app = create_app(Settings(rate_limit=rate))
-    assert app.extensions["limiter"]  # accepted, and a limiter installed
+@pytest.mark.parametrize(
+    ("rate", "amount"), [("3 per minute", "3"), ("3/minute;100/hour", "3"), ("10/second", "10")]
+)
+def test_rate_limit_forms(rate: str, amount: str) -> None:
+    """Accepted, and in force: the answer names the limit with the least left."""
+    assert client_of(rate_limit=rate).get("/v1/rulesets").headers["X-RateLimit-Limit"] == amount
 
 
 @pytest.mark.parametrize("rate", ["lots", "3/fortnight", "/minute", "three per minute"])
@@ -603,7 +661,7 @@ def capture(
 ) -> Iterator[tuple[Capture, pytest.LogCaptureFixture]]:
     """A handler on the ``arbiter`` loggers (which do not propagate to the root) with the
     access lines of standard error, and pytest's capture of everything else (Flask, Werkzeug,
-    flask-limiter...) at INFO."""
+    limits...) at INFO."""
     caplog.set_level(logging.INFO)
     handler = Capture(capsys)
     logger = logging.getLogger("arbiter")

@@ -1,5 +1,6 @@
-"""The Flask application factory: routes, pages, problem+json errors, and the frame of every
-request (request ids, security headers, metrics, the access line: :mod:`arbiter.api.frame`).
+"""The Flask application factory: routes (the table of :mod:`arbiter.api.routes`), pages,
+problem+json errors, and the frame of every request (request ids, API keys and the rate limit,
+security headers, metrics, the access line: :mod:`arbiter.api.frame`).
 
 :func:`create_app` builds a fresh app from a :class:`~arbiter.settings.Settings` (read from the
 environment when omitted). Nothing is global: the metrics registry and the generated OpenAPI
@@ -8,14 +9,16 @@ document live in ``app.extensions``.
 
 from __future__ import annotations
 
-import inspect
+from typing import NoReturn
+from urllib.parse import urlsplit
 
-from flask import Flask
+from flask import Flask, Request
 from flask_smorest import Api
+from werkzeug.routing import RequestRedirect
 
 from arbiter import __version__
-from arbiter.api import docs, errors, hot, limits, logs, security
-from arbiter.api.frame import ApiRequest, Frame
+from arbiter.api import docs, errors, hot, limits, logs, routes, security
+from arbiter.api.frame import ApiRequest, Frame, Gate
 from arbiter.api.metrics import Metrics
 from arbiter.api.schemas import ConformancePositionSchema
 from arbiter.service import Referee
@@ -30,11 +33,31 @@ class _Api(Api):  # type: ignore[misc]
     DEFAULT_ERROR_RESPONSE_NAME = None
 
 
+class _Flask(Flask):
+    """Flask, whose redirects (``/docs`` to ``/docs/``) are relative: werkzeug would write the
+    request's Host header into an absolute Location, and a Host is whatever the client says."""
+
+    def raise_routing_exception(self, request: Request) -> NoReturn:
+        redirect = request.routing_exception
+        if isinstance(redirect, RequestRedirect):
+            relative = RequestRedirect(_relative(redirect.new_url))
+            relative.code = redirect.code
+            raise relative
+        super().raise_routing_exception(request)
+
+
+def _relative(url: str) -> str:
+    """``url``'s path and query; one leading slash (``//host/...`` would name another host)."""
+    parts = urlsplit(url)
+    path = "/" + parts.path.lstrip("/")
+    return f"{path}?{parts.query}" if parts.query else path
+
+
 def create_app(settings: Settings | None = None) -> Flask:
     """A new WSGI app serving the docs/api.md contract."""
     settings = settings or Settings.from_env()
     settings.check()
-    app = Flask("arbiter", static_folder=None)  # static files: arbiter.web's, at /static/
+    app = _Flask("arbiter", static_folder=None)  # static files: arbiter.web's, at /static/
     app.request_class = ApiRequest  # it tells the frame which rule a request matched
     app.config.update(
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
@@ -65,13 +88,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     api.spec.components.security_scheme(
         "apiKey", {"type": "apiKey", "in": "header", "name": "X-API-Key"}
     )
-    from arbiter.api.routes import service, v1
-
-    api.register_blueprint(v1)
-    api.register_blueprint(service)
+    routes.install(app, api)
     # no route answers it: the conformance kit's questions carry it (docs/conformance.md)
     api.spec.components.schema("ConformancePosition", schema=ConformancePositionSchema)
-    _unwrap_views(app, ("v1.", "service."))
     app.register_blueprint(docs.swagger_ui(API_TITLE, OPENAPI_PATH), url_prefix="/docs")
     from arbiter import web
 
@@ -80,21 +99,27 @@ def create_app(settings: Settings | None = None) -> Flask:
         api.spec.components.schemas.pop(unused, None)
     app.extensions["arbiter.spec"] = api.spec
     errors.register(app)
-    keys = security.install(app, settings)  # before the limiter: it names the key's bucket
-    limits.install(app, settings)
     metrics.know(method for rule in app.url_map.iter_rules() for method in rule.methods or ())
     access = logs.AccessLog(settings.log_json)
     app.extensions["arbiter.access"] = access
-    frame = Frame(app.wsgi_app, metrics, access, security.policies(), hot.install(app, keys))
+    frame = Frame(app.wsgi_app, metrics, access, security.policies(), hot.install(app),
+                  _gate(app, settings))  # fmt: skip
     app.wsgi_app = frame  # type: ignore[method-assign]
     return app
 
 
-def _unwrap_views(app: Flask, prefixes: tuple[str, ...]) -> None:
-    """Serve our views without flask-smorest's decorators around them. They document the
-    contract (the spec is built when the blueprint is registered, from what they recorded) and
-    would dump a returned object; our views return ready Responses, so at request time they
-    only add calls."""
-    for endpoint, view in list(app.view_functions.items()):
-        if endpoint.startswith(prefixes):
-            app.view_functions[endpoint] = inspect.unwrap(view)
+def _gate(app: Flask, settings: Settings) -> Gate | None:
+    """The frame's API keys and rate limit (None: neither is set). The key is checked first:
+    a refused key is not counted, and a good one names the budget."""
+    keys = security.KeyCheck(settings)
+    limit = limits.install(settings)
+    if not keys and limit is None:
+        return None
+    return Gate(
+        keys=keys if keys else None,
+        limit=limit,
+        limited=routes.endpoints(routes.V1),
+        url_map=app.url_map,
+        max_errors=settings.max_errors,
+        problem_answer=errors.problem_answer,
+    )

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, current_app
+from flask import Flask, current_app
 from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response
 
 from arbiter.api.frame import request_id
 from arbiter.contract import DEFAULT_MAX_ERRORS, PROBLEM_JSON, Problem, problem_document
@@ -24,9 +25,16 @@ _log = logging.getLogger("arbiter.api")
 
 
 def problem_response(problem: Problem) -> Response:
+    """The answer to ``problem`` for the request Flask is handling."""
     settings: Settings | None = current_app.extensions.get("arbiter.settings")
     max_errors = settings.max_errors if settings is not None else DEFAULT_MAX_ERRORS
-    document = problem_body(problem, request_id(), max_errors)
+    return problem_answer(problem, request_id(), max_errors)
+
+
+def problem_answer(problem: Problem, rid: str | None, max_errors: int) -> Response:
+    """The answer to ``problem`` for the request ``rid``, also a WSGI app (for the answers the
+    request's frame and the thin path give without Flask's handling)."""
+    document = problem_body(problem, rid, max_errors)
     response = Response(document, status=problem.status, mimetype=PROBLEM_JSON)
     for name, value in problem.headers.items():
         response.headers[name] = value

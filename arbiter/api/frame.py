@@ -14,25 +14,35 @@ WSGI environ (no context-local lookups), what every answer needs:
   labelled from closed sets (the app's methods or ``other``; the rule matched or
   ``unmatched``), and one access line (:class:`arbiter.api.logs.AccessLog`).
 
+- **Admission** (:class:`Gate`, when API keys or a rate limit are set): the API key where
+  one is needed (:class:`arbiter.api.security.KeyCheck`), then the rate limit
+  (:class:`arbiter.api.limits.RateLimit`) for the rules it counts; a request refused gets its
+  problem+json from the frame, before Flask or the thin path sees it.
+
 The rule a request matched reaches the frame through :class:`ApiRequest`, Flask's request
-class for the app, which leaves it in ``environ[RULE]`` when Flask matches it. A request the app
-answers without Flask's handling (a :class:`HotPath`: ``POST /v1/moves/validate``,
-:mod:`arbiter.api.hot`) gets the same frame.
+class for the app, which leaves it in ``environ[RULE]`` when Flask matches it (the gate matches
+it itself when it must know it first). A request the app answers without Flask's handling (a
+:class:`HotPath`: ``POST /v1/moves/validate``, :mod:`arbiter.api.hot`) gets the same frame.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from flask import Request, request
-from werkzeug.routing import Rule
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import Map, Rule
+from werkzeug.wrappers import Response
 
 from arbiter.api.logs import AccessLog
 from arbiter.api.metrics import UNMATCHED, Metrics
-from arbiter.contract import new_request_id
+from arbiter.contract import Problem, new_request_id
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment
 
 #: What the frame and the views leave in the environ.
 REQUEST_ID: Final = "arbiter.request_id"
@@ -121,18 +131,83 @@ class Policies:
 
 class HotPath(Protocol):
     """A request answered without Flask's handling (:mod:`arbiter.api.hot`): its rule, and
-    its status line, headers and body."""
+    the WSGI app that answers it (``start`` is the frame's)."""
 
     rule: Rule
 
     def __call__(
-        self, environ: MutableMapping[str, Any], rid: str
-    ) -> tuple[str, list[tuple[str, str]], bytes]: ...
+        self, environ: MutableMapping[str, Any], start: Callable[..., Any]
+    ) -> Iterable[bytes]: ...
+
+
+class Keys(Protocol):
+    """The API keys (:class:`arbiter.api.security.KeyCheck`)."""
+
+    def needs_key(self, path: str) -> bool: ...
+
+    def check(self, environ: MutableMapping[str, Any]) -> None: ...
+
+
+class Limit(Protocol):
+    """The rate limit (:class:`arbiter.api.limits.RateLimit`)."""
+
+    def admit(self, environ: MutableMapping[str, Any]) -> Sequence[tuple[str, str]]: ...
+
+
+#: What a request admitted without a rate limit adds to its answer's headers.
+_NOTHING: Final[tuple[tuple[str, str], ...]] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """What a request must pass before it is answered: its API key where one is needed, then
+    the rate limit if its rule is one of ``limited`` (endpoints). :meth:`admit` raises the
+    :class:`Problem` of a refusal; :meth:`refusal` is its answer, by ``problem_answer``
+    (:func:`arbiter.api.errors.problem_answer`, handed in: that module imports this one)."""
+
+    keys: Keys | None
+    limit: Limit | None
+    limited: frozenset[str]
+    url_map: Map
+    max_errors: int
+    problem_answer: Callable[[Problem, str | None, int], Response]
+
+    def admit(self, environ: MutableMapping[str, Any]) -> Sequence[tuple[str, str]]:
+        """The headers the rate limit adds to the answer (a Problem raised: refused)."""
+        if self.keys is not None and self.keys.needs_key(_path(environ)):
+            try:
+                self.keys.check(environ)
+            except Problem:
+                self._rule(environ)  # counted under the rule it was sent to
+                raise
+        if self.limit is None:
+            return _NOTHING
+        rule = self._rule(environ)
+        if rule is None or rule.endpoint not in self.limited:
+            return _NOTHING
+        return self.limit.admit(environ)
+
+    def refusal(self, problem: Problem, rid: str) -> Response:
+        return self.problem_answer(problem, rid, self.max_errors)
+
+    def _rule(self, environ: MutableMapping[str, Any]) -> Rule | None:
+        """The rule of the request (known already on the thin path), left in the environ."""
+        if RULE in environ:
+            found: Rule | None = environ[RULE]
+            return found
+        try:
+            adapter = self.url_map.bind_to_environ(cast("WSGIEnvironment", environ))
+            rule, _ = adapter.match(return_rule=True)
+        except HTTPException:  # no rule: a 404, 405 or a redirect, answered by Flask
+            rule = None
+        environ[RULE] = rule
+        return rule
 
 
 class Frame:
     """The WSGI layer of the module doc around ``wsgi_app``; a POST to a path of ``hot`` is
-    answered by that path instead of ``wsgi_app``."""
+    answered by that path instead of ``wsgi_app``, and a request the ``gate`` refuses by the
+    frame itself."""
 
     def __init__(
         self,
@@ -141,12 +216,14 @@ class Frame:
         access: AccessLog,
         policies: Policies,
         hot: Mapping[str, HotPath] | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.wsgi_app = wsgi_app
         self.metrics = metrics
         self.access = access
         self.policies = policies
         self.hot = dict(hot or {})
+        self.gate = gate
 
     def __call__(
         self, environ: MutableMapping[str, Any], start_response: Callable[..., Any]
@@ -156,37 +233,33 @@ class Frame:
         rid = incoming if incoming is not None and fit_request_id(incoming) else new_request_id()
         environ[REQUEST_ID] = rid
         hot = self.hot.get(environ.get("PATH_INFO", ""))
-        if hot is not None and environ["REQUEST_METHOD"] == "POST":
-            return self._hot(hot, environ, start_response, started, rid)
+        if hot is not None:
+            if environ["REQUEST_METHOD"] == "POST":
+                environ[RULE] = hot.rule
+            else:
+                hot = None
         status = ["500"]  # what the server answers if the app raises
+        added: Sequence[tuple[str, str]] = _NOTHING
 
         def start(line: str, headers: Headers, exc_info: Any = None) -> Any:
             status[0] = line
+            if added:
+                headers.extend(added)
             self.policies.of(environ.get(RULE)).apply(headers, rid)
             return start_response(line, headers, exc_info)
 
         try:
+            if self.gate is not None:
+                try:
+                    added = self.gate.admit(environ)
+                except Problem as problem:
+                    refusal = self.gate.refusal(problem, rid)
+                    return refusal(cast("WSGIEnvironment", environ), start)
+            if hot is not None:
+                return hot(environ, start)
             return self.wsgi_app(environ, start)
         finally:
             self._record(environ, int(status[0][:3]), time.perf_counter() - started, rid)
-
-    def _hot(
-        self,
-        hot: HotPath,
-        environ: MutableMapping[str, Any],
-        start_response: Callable[..., Any],
-        started: float,
-        rid: str,
-    ) -> Iterable[bytes]:
-        environ[RULE] = hot.rule
-        line = "500"
-        try:
-            line, headers, body = hot(environ, rid)
-            self.policies.of(hot.rule).apply(headers, rid)
-            start_response(line, headers)
-            return [body]
-        finally:
-            self._record(environ, int(line[:3]), time.perf_counter() - started, rid)
 
     def _record(
         self, environ: MutableMapping[str, Any], status: int, seconds: float, rid: str

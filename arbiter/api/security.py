@@ -3,8 +3,9 @@
 Keys are compared as SHA-256 digests with :func:`hmac.compare_digest` against every configured
 key, so neither the keys' contents nor their number leak through timing. A key is sent as
 ``Authorization: Bearer <key>`` or ``X-API-Key: <key>``. Health endpoints and the contract stay
-open; ``/metrics`` follows ``ARBITER_METRICS``. The check is a hook of the app only when keys
-are configured: a server without keys does no work for them.
+open; ``/metrics`` follows ``ARBITER_METRICS``. The request's frame checks them
+(:class:`arbiter.api.frame.Gate`) only when keys are configured: a server without keys does no
+work for them.
 
 The headers of every answer are written by the request's frame (:mod:`arbiter.api.frame`) from
 the :func:`policies` made here: the API's (:data:`API_HEADERS`), the referee's page's and the
@@ -17,8 +18,6 @@ import hashlib
 import hmac
 from collections.abc import Mapping, MutableMapping
 from typing import Any
-
-from flask import Flask, request
 
 from arbiter.api.frame import KEY_ID, HeaderPolicy, Policies
 from arbiter.contract import Problem
@@ -122,17 +121,3 @@ class KeyCheck:
                 headers={"WWW-Authenticate": 'Bearer realm="tute-arbiter"'},
             )
         environ[KEY_ID] = key_id(key) if key else None
-
-
-def install(app: Flask, settings: Settings) -> KeyCheck:
-    """Require API keys where configured (no hook at all without keys); the check, also for
-    the requests the app answers without Flask's handling (:mod:`arbiter.api.hot`)."""
-    keys = KeyCheck(settings)
-    if keys:
-
-        @app.before_request
-        def _authenticate() -> None:
-            if keys.needs_key(request.path):
-                keys.check(request.environ)
-
-    return keys
