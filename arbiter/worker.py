@@ -267,11 +267,15 @@ class _Chunked(_Direct):
 
     def _next(self, size: int) -> bytes:
         reader = self.reader
-        try:
-            piece: bytes = next(reader.parser)
-        except StopIteration:
-            reader.parser = None
-            return b""
+        piece = b""
+        # gunicorn's parser yields an empty piece when a receive ends right after a chunk-size
+        # line: that is no end of the body (only StopIteration is), so ask again.
+        while not piece:
+            try:
+                piece = next(reader.parser)
+            except StopIteration:
+                reader.parser = None
+                return b""
         if len(piece) > size:
             reader.buf.write(piece[size:])
             piece = piece[:size]

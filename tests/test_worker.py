@@ -8,6 +8,7 @@ cooperative read, as in the worker), the ``Connection: close`` bridge, and the a
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import time
 from typing import Any
@@ -296,3 +297,69 @@ def test_a_chunk_larger_than_any_body_is_refused_at_once() -> None:
     pieces: list[bytes | None] = [b"3e8\r\n", b"x" * 1000, b"\r\n0\r\n\r\n"]
     small = DeadlineInput(Body(ChunkedReader(_ChunkedRequest(), Arriving(pieces))), 5.0, 1000)
     assert len(small.read(2000)) == 1000  # a chunk at the limit is read
+
+
+# --- chunked bodies, however they are cut (issue 29, item 1) -------------------------------------
+
+
+def _chunked_coding(body: bytes, sizes: list[int]) -> bytes:
+    """``body`` in the chunked coding, in chunks of the ``sizes`` in turn (the rest in one)."""
+    out, rest = [], body
+    for size in sizes:
+        if not rest:
+            break
+        out.append(b"%x\r\n%s\r\n" % (len(rest[:size]), rest[:size]))
+        rest = rest[size:]
+    if rest:
+        out.append(b"%x\r\n%s\r\n" % (len(rest), rest))
+    return b"".join(out) + b"0\r\n\r\n"
+
+
+def _received(coded: bytes, cuts: list[int]) -> list[bytes | None]:
+    """``coded`` as the receives of a socket cut at the ``cuts`` (offsets, in any order)."""
+    bounds = sorted({c for c in cuts if 0 < c < len(coded)})
+    edges = [0, *bounds, len(coded)]
+    return [coded[a:b] for a, b in itertools.pairwise(edges)]
+
+
+def _gunicorns_own(pieces: list[bytes | None]) -> bytes:
+    """What gunicorn's own reader makes of the received pieces: the reference."""
+    return Body(ChunkedReader(_ChunkedRequest(), Arriving(pieces))).read()
+
+
+READS = st.lists(
+    st.tuples(st.sampled_from(["read", "read1", "readline", "readlines"]), st.integers(1, 64))
+)
+
+
+@settings(max_examples=300, deadline=None)
+# the chunk-size line of the second chunk ends a receive: gunicorn's parser yields b"" there,
+# which the worker took for the end of the body (a batch cut at line 131, issue 29)
+@example(body=b"one\ntwo\n", sizes=[4], cuts=[9, 12], calls=[("readline", 64)] * 3)
+@example(body=b"a\nb\nc\n", sizes=[1] * 6, cuts=list(range(1, 60)), calls=[])
+@given(
+    body=st.binary(max_size=400),
+    sizes=st.lists(st.integers(1, 50), max_size=30),
+    cuts=st.lists(st.integers(1, 700), max_size=40),
+    calls=READS,
+)
+def test_a_chunked_body_comes_whole_however_it_is_cut(
+    body: bytes, sizes: list[int], cuts: list[int], calls: list[tuple[str, int]]
+) -> None:
+    """Whatever the chunk sizes, wherever the receives end (in a size line, right after one,
+    in a chunk's CRLF) and whatever reads the app makes, every byte of the body reaches it,
+    once, in order: what gunicorn's own reader gives."""
+    pieces = _received(_chunked_coding(body, sizes), cuts)
+    assert _gunicorns_own(list(pieces)) == body
+    reader = Body(ChunkedReader(_ChunkedRequest(), Arriving(list(pieces))))
+    stream = DeadlineInput(reader, 5.0, 1000)
+    out = b""
+    for kind, size in [*calls, *[("read1", 64)] * (len(body) + 2)]:
+        if kind == "readlines":
+            out += b"".join(stream.readlines())
+            continue
+        data = getattr(stream, kind)(size)
+        assert len(data) <= size
+        out += data
+    assert out == body
+    assert stream.read1(64) == b""  # the end, and it stays the end
