@@ -108,6 +108,10 @@ class Settings:
     #: seconds a batch's answer waits for the client to take its next bytes, once they are
     #: past the buffer or the body is read; past them the connection is reset
     send_timeout: float = _var("ARBITER_SEND_TIMEOUT", 10.0, _number)
+    #: the send buffer (SO_SNDBUF) of each client connection, in bytes (the system doubles
+    #: it); it bounds the memory an answer nobody reads holds until ARBITER_SEND_TIMEOUT resets
+    #: it. 0: the system's own, which grows to megabytes
+    send_buffer_bytes: int = _var("ARBITER_SEND_BUFFER_BYTES", 128 * 1024, _integer)
     # --- logs and metrics ---
     #: log level of the service's own logger (and of gunicorn's)
     log_level: str = _var("ARBITER_LOG_LEVEL", "INFO", _upper)
@@ -268,6 +272,8 @@ class Settings:
             )
         if not self.send_timeout > 0:
             raise SettingsError("ARBITER_SEND_TIMEOUT must be a number of seconds > 0")
+        if self.send_buffer_bytes < 0:
+            raise SettingsError("ARBITER_SEND_BUFFER_BYTES must be >= 0")
         if not 1 <= self.max_errors <= MAX_ERRORS_CEILING:
             raise SettingsError(f"ARBITER_MAX_ERRORS must be from 1 to {MAX_ERRORS_CEILING}")
         if not self.body_timeout > 0:

@@ -15,6 +15,14 @@ greenlet, a few KB, instead of one of a few threads), with deadlines and problem
   chunk whose size line says more than any endpoint reads (``ARBITER_BATCH_MAX_BYTES``,
   ``ARBITER_MAX_BODY_BYTES``) is refused as soon as that line is read: a 400, not a wait for
   bytes that will never be read.
+- **Answers**: every write of every answer must make progress within ``ARBITER_SEND_TIMEOUT``
+  seconds (:class:`DeadlineSocket`), else the connection is reset; each connection's send
+  buffer is ``ARBITER_SEND_BUFFER_BYTES`` (SO_SNDBUF), so that an answer nobody reads holds
+  that much of the host's memory for that long, not megabytes for as long as the client keeps
+  its connection. An app that paces its answer (the batch) finds the :class:`Connection` in
+  the environ at :data:`CONNECTION`: the socket work is the worker's, not a view's.
+- **gunicorn's insides**: every private attribute of gunicorn the worker reads is in
+  :mod:`arbiter.gunicorn_door`, and :meth:`Worker.check_config` refuses an untested gunicorn.
 - **Spreading**: a connection is closed after :data:`KEEPALIVE_REQUESTS` answers, so that
   long-lived connections do not stay piled on one worker.
 - **Closing**: an answer carrying ``Connection: close`` (a body refused before it was all read)
@@ -34,8 +42,11 @@ its worker as it held a sync worker, and every I/O wait (a body, Redis) lets the
 from __future__ import annotations
 
 import contextlib
-import io
+import errno
+import logging
+import select
 import socket
+import struct
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
@@ -43,9 +54,10 @@ from typing import Any
 
 import gevent
 from gunicorn import util
-from gunicorn.http import body as http_body
 from gunicorn.http import errors as http_errors
 from gunicorn.workers.ggevent import GeventWorker
+
+from arbiter import gunicorn_door
 
 #: What an early answer's connection may still read and drop before it closes (:func:`linger`).
 LINGER_SECONDS = 2.0
@@ -100,12 +112,12 @@ class DeadlineInput:
     :meth:`read1` returns what has arrived (at most ``size`` bytes) as soon as there is any,
     without a timer when it is already received (the body of a small request comes with its
     head); on gunicorn's body readers it takes the bytes from them directly
-    (:class:`_Direct`), elsewhere it is ``read``."""
+    (:func:`arbiter.gunicorn_door.direct`), elsewhere it is ``read``."""
 
     def __init__(self, stream: Any, seconds: float, max_chunk: int | None = None) -> None:
         self._stream = stream
         self._left = seconds
-        self._direct = _Direct.of(stream, max_chunk)
+        self._direct = gunicorn_door.direct(stream, max_chunk)
 
     def _call(self, method: Callable[..., Any], *args: Any) -> Any:
         if self._left <= 0:
@@ -165,135 +177,103 @@ class DeadlineInput:
         return line
 
 
-class _Direct:
-    """The bytes of a gunicorn request body as they arrive, from its reader: a
-    ``Content-Length`` body from the connection's read-ahead buffer and then one receive at a
-    time, a chunked one a piece of a chunk at a time (gunicorn's own ``read(size)`` waits until
-    it holds ``size`` bytes). Made for a body nothing has read yet, and used for every read
-    after (:meth:`of`); a chunked body's chunk sizes are bounded by ``max_chunk``."""
+#: Where the worker puts the request's :class:`Connection` in the WSGI environ.
+CONNECTION = "arbiter.connection"
 
-    def __init__(self, body: Any) -> None:
-        self.body = body
-        self.reader = body.reader
+_log = logging.getLogger("arbiter.worker")
 
-    @classmethod
-    def of(cls, stream: Any, max_chunk: int | None) -> _Direct | None:
-        body = stream
-        if not isinstance(body, http_body.Body) or body.buf.tell():
-            return None
-        reader = body.reader
-        if isinstance(reader, http_body.LengthReader):
-            return _Length(body)
-        if isinstance(reader, http_body.ChunkedReader):
-            if max_chunk is not None:
-                _bound_chunks(reader, max_chunk)
-            return _Chunked(body)
-        return None
 
-    def received(self, size: int) -> bytes | None:
-        """Bytes already received (at most ``size``), b"" at the end, None: to wait for.
-        What gunicorn's Body kept from a ``read`` made on it comes first."""
-        held = _held(self.body, self.body.buf, size)
-        return held if held is not None else self._arrived(size)
+class Connection:
+    """The client's connection as an app that paces its answer sees it (the batch,
+    :mod:`arbiter.api.batch`): can it take more now, has the client gone, and a reset. The
+    socket work of an answer lives here, in the worker, not in a view."""
 
-    def _arrived(self, size: int) -> bytes | None:
-        raise NotImplementedError
+    def __init__(self, sock: Any) -> None:
+        self._sock = sock
 
-    def wait(self, size: int) -> bytes:
-        """The next bytes to arrive (at most ``size``), b"" at the end."""
+    def writable(self, timeout: float = 0.0) -> bool:
+        """Can the connection take a piece without blocking, within ``timeout`` seconds?"""
         try:
-            return self._next(size)
-        except BaseException:
-            self.body.failed = True  # the connection cannot be reused (gunicorn's Body does so)
-            raise
+            return bool(select.select([], [self._sock], [], timeout)[1])
+        except (OSError, ValueError):  # closed: the write will say so
+            return True
 
-    def _next(self, size: int) -> bytes:
-        raise NotImplementedError
+    def gone(self) -> bool:
+        """Has the client closed the connection (an end of its stream, or a reset)? Only an
+        end that nothing unread is in front of shows: a body still arriving is not looked
+        into."""
+        try:
+            if not select.select([self._sock], [], [], 0)[0]:
+                return False
+            peeked: bytes = self._sock.recv(1, socket.MSG_PEEK)
+        except BlockingIOError:
+            return False
+        except (OSError, ValueError):
+            return True
+        return peeked == b""
 
-    def unread(self, data: bytes) -> None:
-        """Put ``data`` (the last bytes taken) back in front of the rest: in front of what
-        gunicorn's Body keeps from a ``read`` made on it, which every read takes first."""
-        if data:
-            body = self.body
-            rest = body.buf.getvalue()
-            body.buf = io.BytesIO()
-            body.buf.write(data + rest)
-
-
-def _held(stream: Any, buffer: io.BytesIO, size: int) -> bytes | None:
-    """At most ``size`` of the bytes ``stream`` keeps in ``buffer`` (its ``read`` of no more
-    than that does not wait), or None when it keeps none."""
-    held = buffer.tell()
-    if not held:
-        return None
-    data: bytes = stream.read(min(size, held))
-    return data
+    def reset(self) -> None:
+        """Reset the connection: the client gets no more, and the bytes the system still
+        holds for it are dropped with it."""
+        reset(self._sock)
 
 
-class _Length(_Direct):
-    def _arrived(self, size: int) -> bytes | None:
-        reader = self.reader
-        wanted = min(size, reader.length)
-        if wanted <= 0:
-            return b""
-        buffered = reader.unreader.buf
-        buffered.seek(0, 2)
-        if not buffered.tell():
-            return None
-        return self._take(reader.unreader.read(), wanted)
-
-    def _next(self, size: int) -> bytes:
-        reader = self.reader
-        wanted = min(size, reader.length)
-        if wanted <= 0:
-            return b""
-        return self._take(reader.unreader.read(None, read_ahead=reader.length), wanted)
-
-    def _take(self, data: bytes, wanted: int) -> bytes:
-        if len(data) > wanted:
-            self.reader.unreader.unread(data[wanted:])
-            data = data[:wanted]
-        self.reader.length -= len(data)
-        return data
+def reset(sock: Any) -> None:
+    """Close ``sock`` with a reset (SO_LINGER 0): what the system holds to send is dropped."""
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.shutdown(socket.SHUT_RDWR)
 
 
-class _Chunked(_Direct):
-    def _arrived(self, size: int) -> bytes | None:
-        reader = self.reader
-        held = _held(reader, reader.buf, size)
-        if held is not None:
-            return held
-        return b"" if reader.parser is None else None
+class SendTimeout(ConnectionResetError):
+    """The client took nothing of its answer for ``ARBITER_SEND_TIMEOUT`` seconds: the
+    connection was reset (gunicorn drops a reset connection without a word)."""
 
-    def _next(self, size: int) -> bytes:
-        reader = self.reader
-        piece = b""
-        # gunicorn's parser yields an empty piece when a receive ends right after a chunk-size
-        # line: that is no end of the body (only StopIteration is), so ask again.
-        while not piece:
+
+class DeadlineSocket:
+    """The client's socket as gunicorn writes an answer to it: every write must make
+    progress within ``seconds`` (each ``send`` that the client makes room for restarts the
+    clock, as nginx's ``send_timeout``), else the connection is reset and
+    :class:`SendTimeout` raised. With the connection's send buffer bounded
+    (``ARBITER_SEND_BUFFER_BYTES``), an answer nobody reads holds that much memory for that
+    long, not all of it for as long as the client likes. Everything else is the socket's."""
+
+    def __init__(self, sock: Any, seconds: float) -> None:
+        self._sock = sock
+        self._seconds = seconds
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+    def sendall(self, data: bytes) -> None:
+        view = memoryview(data).cast("B")
+        while view:
             try:
-                piece = next(reader.parser)
-            except StopIteration:
-                reader.parser = None
-                return b""
-        if len(piece) > size:
-            reader.buf.write(piece[size:])
-            piece = piece[:size]
-        return piece
+                with gevent.Timeout(self._seconds, _Stalled):
+                    sent: int = self._sock.send(view[:CHUNK])
+            except _Stalled:
+                reset(self._sock)
+                _log.info("reset a connection that took none of its answer in %ss", self._seconds)
+                raise SendTimeout(errno.ECONNRESET, "the client does not read") from None
+            view = view[sent:]
+
+    def sendfile(self, file: Any, offset: int = 0, count: int | None = None) -> int:
+        """A file's bytes through :meth:`sendall` (gunicorn's sendfile of a file answer)."""
+        file.seek(offset)
+        left = count if count is not None else -1
+        total = 0
+        while left:
+            block = file.read(CHUNK if left < 0 else min(CHUNK, left))
+            if not block:
+                break
+            self.sendall(block)
+            total += len(block)
+            left -= len(block) if left > 0 else 0
+        return total
 
 
-def _bound_chunks(reader: Any, limit: int) -> None:
-    """Make ``reader`` (a gunicorn ``ChunkedReader``) refuse a chunk size over ``limit`` as
-    soon as it reads its line: gunicorn would wait for all of its bytes."""
-    parse = reader.parse_chunk_size
-
-    def parse_chunk_size(unreader: Any, data: Any = None) -> tuple[int, Any]:
-        size, rest = parse(unreader, data=data)
-        if size > limit:
-            raise http_errors.InvalidChunkSize(b"over %d bytes" % limit)
-        return size, rest
-
-    reader.parse_chunk_size = parse_chunk_size
+class _Stalled(Exception):
+    """A write made no progress within its deadline."""
 
 
 class _LingerOver(Exception):
@@ -344,19 +324,23 @@ def with_deadlines(app: WsgiApp, body_timeout: float, max_chunk: int | None = No
         environ: MutableMapping[str, Any], start_response: Callable[..., Any]
     ) -> Iterable[bytes]:
         environ["wsgi.input"] = DeadlineInput(environ["wsgi.input"], body_timeout, max_chunk)
+        sock = environ.get("gunicorn.socket")
+        if sock is not None:
+            environ[CONNECTION] = Connection(sock)
         closing = False
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             nonlocal closing
             kept = [(k, v) for k, v in headers if k.lower() != "connection"]
             # gunicorn drops hop-by-hop headers; its Response is start_response's owner.
-            owner = getattr(start_response, "__self__", None)
-            if owner is not None and hasattr(owner, "force_close"):
+            owner = gunicorn_door.response_of(start_response)
+            if owner is not None:
                 if len(kept) < len(headers):
-                    owner.force_close()
+                    gunicorn_door.close_after(owner)
                     closing = True
-                elif getattr(getattr(owner, "req", None), "req_number", 0) >= KEEPALIVE_REQUESTS:
-                    owner.force_close()  # answered with Connection: close; the client reconnects
+                elif gunicorn_door.request_number(owner) >= KEEPALIVE_REQUESTS:
+                    # answered with Connection: close; the client reconnects
+                    gunicorn_door.close_after(owner)
             return start_response(status, kept, exc_info)
 
         answer = app(environ, start)
@@ -412,9 +396,15 @@ class Worker(GeventWorker):
     #: the app's Metrics, to count what is refused before the app (set by load_wsgi)
     app_metrics: Any = None
 
+    #: seconds a write of an answer may wait for the client (ARBITER_SEND_TIMEOUT)
+    send_timeout = 10.0
+    #: the send buffer of each connection (ARBITER_SEND_BUFFER_BYTES; 0: the system's own)
+    send_buffer = 0
+
     @classmethod
     def check_config(cls, cfg: Any, log: Any) -> None:
         """Called by gunicorn's master before it starts workers (gunicorn/arbiter.py)."""
+        gunicorn_door.check_version()
         if cfg.keepalive <= 0:
             raise RuntimeError(
                 "arbiter.worker.Worker needs keepalive >= 1 (ARBITER_KEEPALIVE): it is the "
@@ -429,6 +419,20 @@ class Worker(GeventWorker):
         settings = _extension(self.wsgi, "arbiter.settings") or Settings.from_env()
         largest = max(settings.max_body_bytes, settings.batch_max_bytes)
         self.wsgi = with_deadlines(self.wsgi, settings.body_timeout, largest)
+        self.send_timeout = settings.send_timeout
+        self.send_buffer = settings.send_buffer_bytes
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        if self.send_buffer:
+            with contextlib.suppress(OSError):  # a unix socket may refuse it: no matter
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
+        super().handle(listener, client, addr)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> bool:
+        # gunicorn writes the answer to the socket it is given here (the request was read
+        # from the connection's own): every write of every answer gets the send deadline.
+        deadlined: Any = DeadlineSocket(sock, self.send_timeout)  # a socket to gunicorn
+        return bool(super().handle_request(listener_name, req, deadlined, addr))
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         status, reason = status_of(exc)

@@ -25,21 +25,20 @@ and no batch may hold its worker against the others:
 - **A client that is gone** (it closed its connection) stops the scoring: the connection is
   looked at between chunks.
 
+The socket work (can the connection take more, has the client gone, a reset) is the worker's
+(:class:`arbiter.worker.Connection`, in the environ): this module only decides when.
+
 Between chunks the worker's other connections get a turn (under gevent, ``time.sleep(0)``
 yields to them: a long batch must not hold them off).
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import select
-import socket
-import struct
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Protocol
 
 from flask import Response, current_app, request, stream_with_context
 
@@ -51,6 +50,10 @@ from arbiter.contract import Problem
 from arbiter.i18n import Lang
 from arbiter.service import Referee
 from arbiter.settings import Settings
+
+#: The key of the worker's connection in the environ (arbiter.worker.CONNECTION, which this
+#: module does not import: the app runs without gevent too).
+CONNECTION = "arbiter.connection"
 
 #: Bytes sent at a time while the body is being read: small enough to fit what a connection
 #: said it could take without blocking.
@@ -140,8 +143,8 @@ def _stream(
         if scored.error is None:
             metrics.count_adjudication(scored.body)
 
-    sock = request.environ.get("gunicorn.socket")
-    paced = _Paced(sock, settings.batch_buffer_bytes, settings.send_timeout, done)
+    connection = request.environ.get(CONNECTION) or _Unpaced()
+    paced = _Paced(connection, settings.batch_buffer_bytes, settings.send_timeout, done)
 
     def rest() -> Iterable[bytes]:
         # Past the lines limit, the rest of the body is read and dropped, undecoded, so that a
@@ -166,8 +169,8 @@ def _stop(err: Exception) -> Stop | None:
 class _Paced:
     """The answer's bytes, written as the connection takes them (see the module docstring)."""
 
-    def __init__(self, sock: Any, buffer_bytes: int, timeout: float, done: _Once) -> None:
-        self.sock = sock
+    def __init__(self, connection: Pacing, buffer_bytes: int, timeout: float, done: _Once) -> None:
+        self.connection = connection
         self.buffer_bytes = buffer_bytes
         self.timeout = timeout
         self.done = done
@@ -190,13 +193,15 @@ class _Paced:
                 while self.waiting and self._may_send(self.waiting):
                     yield bytes(pending[self.sent : self.sent + PIECE])
                     self.sent = min(self.sent + PIECE, len(pending))
-                if self.waiting > self.buffer_bytes or (not self.waiting and _gone(self.sock)):
-                    self._cut()
+                if self.waiting > self.buffer_bytes or (
+                    not self.waiting and self.connection.gone()
+                ):
+                    self.connection.reset()
                     return
                 time.sleep(0)
             for start in range(self.sent, len(pending), OUT_CHUNK):
-                if not _writable(self.sock, self.timeout):
-                    self._cut()
+                if not self.connection.writable(self.timeout):
+                    self.connection.reset()
                     return
                 yield bytes(pending[start : start + OUT_CHUNK])
         finally:
@@ -208,45 +213,28 @@ class _Paced:
     def _may_send(self, waiting: int) -> bool:
         """Can a piece go out now? Past the buffer, after waiting up to the deadline."""
         timeout = self.timeout if waiting > self.buffer_bytes else 0.0
-        return _writable(self.sock, timeout)
-
-    def _cut(self) -> None:
-        """Reset the connection: a client that does not take the answer, or is gone, gets no
-        more of it, and the bytes the system still holds for it are dropped with it."""
-        if self.sock is None:
-            return
-        with contextlib.suppress(OSError):
-            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.sock.shutdown(socket.SHUT_RDWR)
+        return self.connection.writable(timeout)
 
 
-def _writable(sock: Any, timeout: float = 0.0) -> bool:
-    """Can the connection take a piece without blocking, within ``timeout`` seconds? (No
-    socket: a test client, yes.)"""
-    if sock is None:
-        return True
-    try:
-        return bool(select.select([], [sock], [], timeout)[1])
-    except (OSError, ValueError):  # closed: the write will say so
+class Pacing(Protocol):
+    """The connection of the answer, as the worker gives it (:class:`arbiter.worker.Connection`,
+    in the environ at :data:`arbiter.worker.CONNECTION`): the socket work is the worker's."""
+
+    def writable(self, timeout: float = 0.0) -> bool: ...
+
+    def gone(self) -> bool: ...
+
+    def reset(self) -> None: ...
+
+
+class _Unpaced:
+    """No connection to pace (a test client, another server): every piece goes at once."""
+
+    def writable(self, timeout: float = 0.0) -> bool:
         return True
 
-
-def _readable(sock: Any) -> bool:
-    try:
-        return bool(select.select([sock], [], [], 0)[0])
-    except (OSError, ValueError):
+    def gone(self) -> bool:
         return False
 
-
-def _gone(sock: Any) -> bool:
-    """Has the client closed the connection (an end of its stream, or a reset)? Only an end
-    that nothing unread is in front of shows: a body still arriving is not looked into."""
-    if sock is None or not _readable(sock):
-        return False
-    try:
-        peeked: bytes = sock.recv(1, socket.MSG_PEEK)
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
-    return peeked == b""
+    def reset(self) -> None:
+        return None

@@ -30,10 +30,11 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any, cast
 
-from flask import Blueprint, Flask, Response, current_app, render_template, request
+from flask import Flask, Response, current_app, render_template, request
 from markupsafe import Markup
 
 from arbiter import __version__
+from arbiter.api.assets import AssetBlueprint
 from arbiter.contract import Problem
 from arbiter.engine.cards import (
     NOTATIONS,
@@ -50,7 +51,7 @@ from arbiter.engine.rulesets import RULESETS, Ruleset
 from arbiter.i18n import LANGS, Lang, Phrases, area, pick_lang, ruleset_dict
 from arbiter.web import documents
 
-web = Blueprint(
+web = AssetBlueprint(  # its static files gzip-coded where accepted, kept compressed
     "web",
     __name__,
     static_folder="static",
