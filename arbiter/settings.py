@@ -103,6 +103,14 @@ class Settings:
     batch_max_bytes: int = _var("ARBITER_BATCH_MAX_BYTES", 64 * 1024 * 1024, _integer)
     #: batches one worker scores at once; one more is a 429 problem (Retry-After)
     batch_concurrency: int = _var("ARBITER_BATCH_CONCURRENCY", 2, _integer)
+    #: batches one client (API key, or address) scores at once on one worker; one more is a 429
+    batch_per_client: int = _var("ARBITER_BATCH_PER_CLIENT", 1, _integer)
+    #: bytes per second a batch's body must arrive at, counted over the time the server waits
+    #: for it past its first 2 s of waiting (408 stop line below it); 0: no minimum
+    batch_min_rate: int = _var("ARBITER_BATCH_MIN_RATE", 4096, _integer)
+    #: seconds a batch may take in all, its body and its answer: past them a 408 stop line
+    #: while the body is read, a reset while the answer is sent
+    batch_seconds: float = _var("ARBITER_BATCH_SECONDS", 300.0, _number)
     #: answer bytes a batch keeps for a client that sends its whole body before it reads
     batch_buffer_bytes: int = _var("ARBITER_BATCH_BUFFER_BYTES", 16 * 1024 * 1024, _integer)
     #: seconds a batch's answer waits for the client to take its next bytes, once they are
@@ -269,6 +277,11 @@ class Settings:
         if self.batch_concurrency < 1 or self.batch_buffer_bytes < 0:
             raise SettingsError(
                 "ARBITER_BATCH_CONCURRENCY must be 1 or more, ARBITER_BATCH_BUFFER_BYTES >= 0"
+            )
+        if self.batch_per_client < 1 or self.batch_min_rate < 0 or not self.batch_seconds > 0:
+            raise SettingsError(
+                "ARBITER_BATCH_PER_CLIENT must be 1 or more, ARBITER_BATCH_MIN_RATE >= 0 and "
+                "ARBITER_BATCH_SECONDS > 0"
             )
         if not self.send_timeout > 0:
             raise SettingsError("ARBITER_SEND_TIMEOUT must be a number of seconds > 0")

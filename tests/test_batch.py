@@ -23,7 +23,9 @@ import orjson
 import pytest
 
 import arbiter
+from arbiter.api.batch import Gate, _arriving
 from arbiter.api.bodies import CHUNK, gunzip
+from arbiter.contract import Problem
 from devtools.gunicorn_support import dechunked
 from tests import gunicorn_support
 from tests.api_support import NDJSON, PROBLEM_JSON, make_client, metric_value
@@ -292,3 +294,39 @@ def test_over_the_lines_limit_the_client_still_reads_the_whole_answer(server: Gu
     assert got[-1]["error"]["title"] == "Too many lines"
     assert got[-1]["source"] == 10_001
     assert orjson.dumps(got[0]) == orjson.dumps(next(arbiter.score_lines(lines[:1])))
+
+
+# --- slots shared between clients (issue 30, finding 3) ----------------------------------------
+
+
+def test_a_client_holds_at_most_its_share_of_the_slots() -> None:
+    gate = Gate(limit=3, per_client=1)
+    assert gate.enter("addr:1") is None
+    refused = gate.enter("addr:1")
+    assert refused is not None and "ARBITER_BATCH_PER_CLIENT" in refused
+    assert gate.enter("addr:2") is None and gate.enter("key:k") is None
+    full = gate.enter("addr:3")
+    assert full is not None and "ARBITER_BATCH_CONCURRENCY" in full
+    gate.leave("addr:1")
+    assert gate.enter("addr:3") is None  # a slot left is free for anyone
+    assert gate.enter("addr:1") is not None  # the worker is full again
+
+
+@pytest.mark.slow
+def test_a_body_slower_than_the_minimum_rate_is_a_408() -> None:
+    def trickle() -> Iterator[bytes]:
+        for _ in range(8):
+            time.sleep(0.4)  # at most 125 bytes a second, however loaded the machine
+            yield b"x" * 50
+
+    got = b""
+    with pytest.raises(Problem) as refused:
+        for chunk in _arriving(trickle(), 4096, time.monotonic() + 60):
+            got += chunk
+    assert refused.value.status == 408 and "ARBITER_BATCH_MIN_RATE" in refused.value.detail
+    assert 0 < len(got) < 400  # the pieces before the cut reached the batch
+
+
+def test_a_batch_past_its_total_deadline_is_a_408() -> None:
+    with pytest.raises(Problem, match="ARBITER_BATCH_SECONDS"):
+        list(_arriving(iter([b"a", b"b"]), 0, time.monotonic() - 1))

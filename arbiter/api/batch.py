@@ -14,6 +14,14 @@ and no batch may hold its worker against the others:
 - **At most** ``ARBITER_BATCH_CONCURRENCY`` **batches a worker** at once: one more is a 429
   problem (``Retry-After``) before its body is read, so that batches never take every turn
   from the short requests of the tables.
+- **At most** ``ARBITER_BATCH_PER_CLIENT`` **of them for one client** (its API key, else its
+  address, the forwarded one behind a trusted proxy): a client that opens many connections
+  leaves the other slots to the others.
+- **A minimum rate and a total deadline**: a body that arrives slower than
+  ``ARBITER_BATCH_MIN_RATE`` bytes a second (over the time spent waiting for it, past its
+  first :data:`GRACE` seconds), or a batch that takes longer than ``ARBITER_BATCH_SECONDS``,
+  ends with a 408 stop line (a reset once the answer is being sent): a trickled batch holds
+  its slot for seconds.
 - **Lines as they arrive**: the body is read as it arrives (:mod:`arbiter.api.bodies`), so
   that a client that sends slowly gets the lines it finished answered before a 408 stop line.
 - **Answers as the client takes them**: lines go out when the connection can take them
@@ -43,6 +51,8 @@ from typing import Protocol
 from flask import Response, current_app, request, stream_with_context
 
 from arbiter.api import bodies
+from arbiter.api.frame import KEY_ID
+from arbiter.api.limits import Clients
 from arbiter.api.metrics import Metrics
 from arbiter.archive.batch import Stop, score_batch
 from arbiter.archive.records import Scored, Scorer, ScoringConfig
@@ -62,6 +72,8 @@ PIECE = 4 * 1024
 OUT_CHUNK = 64 * 1024
 #: An answer a connection takes without its client reading (any socket's buffers hold it).
 SMALL_ANSWER = 32 * 1024
+#: Seconds of waiting for a batch's body before its rate counts (ARBITER_BATCH_MIN_RATE).
+GRACE = 2.0
 #: The batch takes NDJSON (only: a JSON document of several lines is no batch), gzip or not.
 BATCH = bodies.Accepts(ndjson=True, gzip=True, json=False)
 #: Where the app keeps the batches of this worker (one per process: each worker has its own).
@@ -69,32 +81,55 @@ _GATE = "arbiter.batches"
 
 
 class Gate:
-    """The batches a worker scores at once: at most ``limit``."""
+    """The batches a worker scores at once: at most ``limit``, and at most ``per_client`` of
+    them for one client, so that a client that opens many (or trickles them) leaves slots to
+    the others."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, per_client: int) -> None:
         self.limit = limit
-        self._slots = threading.BoundedSemaphore(limit)
+        self.per_client = per_client
+        self._held: dict[str, int] = {}  # slots taken, by client
+        self._lock = threading.Lock()
 
-    def enter(self) -> bool:
-        """Take a slot (False: none is free)."""
-        return self._slots.acquire(blocking=False)
+    def enter(self, client: str) -> str | None:
+        """Take a slot for ``client``: None, or why there is none (a 429's detail)."""
+        with self._lock:
+            if sum(self._held.values()) >= self.limit:
+                return (
+                    f"This worker is scoring {self.limit} batches already "
+                    "(ARBITER_BATCH_CONCURRENCY); send this one again in a moment."
+                )
+            mine = self._held.get(client, 0)
+            if mine >= self.per_client:
+                return (
+                    f"This client is scoring {mine} batch(es) on this worker already "
+                    "(ARBITER_BATCH_PER_CLIENT); send this one when one is done."
+                )
+            self._held[client] = mine + 1
+            return None
 
-    def leave(self) -> None:
-        self._slots.release()
+    def leave(self, client: str) -> None:
+        with self._lock:
+            left = self._held.get(client, 0) - 1
+            if left > 0:
+                self._held[client] = left
+            else:
+                self._held.pop(client, None)
 
 
 def answer(referee: Referee, settings: Settings, lang: Lang, metrics: Metrics) -> Response:
     """The streamed answer to the request's batch."""
     gate = _gate(settings)
-    if not gate.enter():
+    client = _client(settings)
+    refused = gate.enter(client)
+    if refused is not None:
         raise Problem(
             429,
             "Too Many Requests",
-            f"This worker is scoring {gate.limit} batches already (ARBITER_BATCH_CONCURRENCY); "
-            "send this one again in a moment.",
+            refused,
             headers={"Retry-After": "1", "Connection": "close"},
         )
-    left = _Once(gate.leave)
+    left = _Once(lambda: gate.leave(client))
     try:
         response = _stream(referee, settings, lang, metrics, left)
     except BaseException:
@@ -106,11 +141,22 @@ def answer(referee: Referee, settings: Settings, lang: Lang, metrics: Metrics) -
     return response
 
 
+def _client(settings: Settings) -> str:
+    """Who sends the batch: its API key, else its address (the forwarded one behind a trusted
+    proxy), as the rate limit counts it."""
+    environ = request.environ
+    key_id = environ.get(KEY_ID)
+    address = Clients(settings.forwarded_allow_ips).of(environ)
+    return f"key:{key_id}" if key_id else f"addr:{address}"
+
+
 def _gate(settings: Settings) -> Gate:
     extensions = current_app.extensions
     gate: Gate | None = extensions.get(_GATE)
     if gate is None:
-        gate = extensions.setdefault(_GATE, Gate(settings.batch_concurrency))
+        gate = extensions.setdefault(
+            _GATE, Gate(settings.batch_concurrency, settings.batch_per_client)
+        )
     return gate
 
 
@@ -133,7 +179,8 @@ def _stream(
     bodies.check_media_type(request.headers.get("Content-Type"), BATCH)
     coding = bodies.content_coding(request.headers.get("Content-Encoding"), BATCH)
     limit = settings.batch_max_bytes
-    raw = bodies.raw_chunks(request.environ, limit)
+    deadline = time.monotonic() + settings.batch_seconds
+    raw = _arriving(bodies.raw_chunks(request.environ, limit), settings.batch_min_rate, deadline)
     chunks = bodies.gunzip(raw, limit) if coding == bodies.GZIP else raw
     first = next(chunks, None)  # a Content-Length over the limit, not gzip: a problem answer
     body = chunks if first is None else itertools.chain((first,), chunks)
@@ -145,6 +192,7 @@ def _stream(
 
     connection = request.environ.get(CONNECTION) or _Unpaced()
     paced = _Paced(connection, settings.batch_buffer_bytes, settings.send_timeout, done)
+    paced.deadline = deadline
 
     def rest() -> Iterable[bytes]:
         # Past the lines limit, the rest of the body is read and dropped, undecoded, so that a
@@ -158,6 +206,35 @@ def _stream(
         mimetype=bodies.NDJSON,
         headers={"Connection": "close"},
     )
+
+
+def _arriving(raw: Iterator[bytes], min_rate: int, deadline: float) -> Iterator[bytes]:
+    """``raw``, at ``min_rate`` bytes a second at least over the time spent waiting for it
+    (past :data:`GRACE` seconds of it: the time the server spends scoring between reads does
+    not count), and ending by ``deadline``: else a 408, which ends the answer with a stop
+    line. A client that trickles its batch holds its slot for seconds, not for as long as it
+    likes (issue 30: ten connections at 783 B/s kept an honest client's batches at 429)."""
+    waited = 0.0
+    received = 0
+    while True:
+        began = time.monotonic()
+        if began > deadline:
+            raise _late("The batch took longer than ARBITER_BATCH_SECONDS.")
+        chunk = next(raw, None)
+        if chunk is None:
+            return
+        waited += time.monotonic() - began
+        received += len(chunk)
+        if min_rate and waited > GRACE and received < min_rate * waited:
+            raise _late(
+                f"The batch's body arrives at {received / waited:.0f} bytes/s, slower than "
+                f"the {min_rate} bytes/s a batch needs (ARBITER_BATCH_MIN_RATE)."
+            )
+        yield chunk
+
+
+def _late(detail: str) -> Problem:
+    return Problem(408, "Request Timeout", detail, headers={"Connection": "close"})
 
 
 def _stop(err: Exception) -> Stop | None:
@@ -175,6 +252,7 @@ class _Paced:
         self.timeout = timeout
         self.done = done
         self.pending = bytearray()
+        self.deadline = float("inf")  # past it (ARBITER_BATCH_SECONDS), the answer is cut
         self.sent = 0  # bytes of pending already yielded (dropped from its front now and then)
 
     @property
@@ -200,7 +278,8 @@ class _Paced:
                     return
                 time.sleep(0)
             for start in range(self.sent, len(pending), OUT_CHUNK):
-                if not self.connection.writable(self.timeout):
+                late = time.monotonic() > self.deadline
+                if late or not self.connection.writable(self.timeout):
                     self.connection.reset()
                     return
                 yield bytes(pending[start : start + OUT_CHUNK])

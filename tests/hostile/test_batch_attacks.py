@@ -186,7 +186,13 @@ class HeldBatch:
 @pytest.mark.slow
 def test_one_batch_more_than_a_worker_takes_is_429() -> None:
     line = game_lines(1, seed=72)[0]
-    with served(ARBITER_WORKERS="1", ARBITER_BATCH_CONCURRENCY="2") as srv:
+    # one client holds both slots (its share, the rate: tests/hostile/test_fair_batches.py)
+    with served(
+        ARBITER_WORKERS="1",
+        ARBITER_BATCH_CONCURRENCY="2",
+        ARBITER_BATCH_PER_CLIENT="2",
+        ARBITER_BATCH_MIN_RATE="0",
+    ) as srv:
         held = [HeldBatch(srv.port, line) for _ in range(2)]
         time.sleep(0.3)  # both are being read
         one_more = arbiter_answer(srv.port, ndjson([line]))
