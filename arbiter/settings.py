@@ -111,6 +111,9 @@ class Settings:
     #: seconds a batch may take in all, its body and its answer: past them a 408 stop line
     #: while the body is read, a reset while the answer is sent
     batch_seconds: float = _var("ARBITER_BATCH_SECONDS", 300.0, _number)
+    #: how many times a gzip-coded batch may expand (past its first 16 KiB decoded): more is a
+    #: 413 (real archives expand 5-15 times); 0: no bound but ARBITER_BATCH_MAX_BYTES
+    batch_max_ratio: float = _var("ARBITER_BATCH_MAX_RATIO", 50.0, _number)
     #: answer bytes a batch keeps for a client that sends its whole body before it reads
     batch_buffer_bytes: int = _var("ARBITER_BATCH_BUFFER_BYTES", 16 * 1024 * 1024, _integer)
     #: seconds a batch's answer waits for the client to take its next bytes, once they are
@@ -278,6 +281,8 @@ class Settings:
             raise SettingsError(
                 "ARBITER_BATCH_CONCURRENCY must be 1 or more, ARBITER_BATCH_BUFFER_BYTES >= 0"
             )
+        if self.batch_max_ratio < 0:
+            raise SettingsError("ARBITER_BATCH_MAX_RATIO must be >= 0")
         if self.batch_per_client < 1 or self.batch_min_rate < 0 or not self.batch_seconds > 0:
             raise SettingsError(
                 "ARBITER_BATCH_PER_CLIENT must be 1 or more, ARBITER_BATCH_MIN_RATE >= 0 and "

@@ -53,8 +53,8 @@ def test_the_lines_of_a_batch_are_the_library_lines() -> None:
 
 
 def test_a_gzip_body_is_the_same_batch() -> None:
-    body = ndjson(mixed_lines(30, seed=22))
-    client = make_client()
+    body = ndjson(mixed_lines(30, seed=22))  # a 1 MB line of one byte: 96 times in gzip
+    client = make_client(batch_max_ratio=0)
     plain = post_batch(client, body).get_data()
     for coding in ("gzip", "x-gzip"):
         coded = post_batch(client, gzip.compress(body), **{"Content-Encoding": coding})
@@ -108,7 +108,8 @@ def test_a_gzip_bomb_is_bounded() -> None:
     assert len(first) <= CHUNK  # no chunk expands in memory past CHUNK
     tracemalloc.start()
     try:
-        answer = post_batch(make_client(), bomb, **{"Content-Encoding": "gzip"})
+        client = make_client(batch_max_ratio=0)  # the decoded size's limit, alone
+        answer = post_batch(client, bomb, **{"Content-Encoding": "gzip"})
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -116,6 +117,22 @@ def test_a_gzip_bomb_is_bounded() -> None:
     (last,) = lines_of(answer.get_data())
     assert last["error"]["status"] == 413 and last["id"] is None
     assert peak < 16 * 1024 * 1024, f"{peak} bytes at the peak"
+
+
+@pytest.mark.parametrize("ratio", [20, 50, 200])
+def test_a_body_that_expands_past_the_ratio_is_one_problem(ratio: int) -> None:
+    """What a batch costs follows what its client sent (issue 30, finding 4)."""
+    body = b"{}\n" * 10_000 + b"x" * ratio * 1000  # past any ratio here, whatever precedes it
+    answer = post_batch(make_client(batch_max_ratio=ratio), gzip.compress(body),
+                        **{"Content-Encoding": "gzip"})  # fmt: skip
+    assert answer.status_code == 413 and answer.content_type == PROBLEM_JSON
+    assert f"{ratio} times" in answer.get_json()["detail"]
+
+
+def test_an_archive_gzip_coded_passes_the_ratio() -> None:
+    body = ndjson(game_lines(100, seed=24))
+    answer = post_batch(make_client(), gzip.compress(body, 9), **{"Content-Encoding": "gzip"})
+    assert answer.status_code == 200 and len(lines_of(answer.get_data())) == 100
 
 
 @pytest.mark.parametrize(

@@ -181,7 +181,8 @@ def _stream(
     limit = settings.batch_max_bytes
     deadline = time.monotonic() + settings.batch_seconds
     raw = _arriving(bodies.raw_chunks(request.environ, limit), settings.batch_min_rate, deadline)
-    chunks = bodies.gunzip(raw, limit) if coding == bodies.GZIP else raw
+    ratio = settings.batch_max_ratio or None
+    chunks = bodies.gunzip(raw, limit, ratio) if coding == bodies.GZIP else raw
     first = next(chunks, None)  # a Content-Length over the limit, not gzip: a problem answer
     body = chunks if first is None else itertools.chain((first,), chunks)
     scorer = Scorer(referee, ScoringConfig.of(settings, lang))

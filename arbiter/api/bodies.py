@@ -10,7 +10,9 @@ decoded stream of :func:`decoded_chunks`. What is refused, always as a problem:
   unless the endpoint takes ``gzip``; any other coding, or stacked codings, never.
 - **Size** (413): counted on the bytes actually read, with a ``Content-Length`` or chunked; a
   gzip body's decoded size has the same limit, checked while it is decoded, so a small
-  compressed body never expands in memory past the limit.
+  compressed body never expands in memory past the limit; an endpoint may also bound how many
+  times the body expands (the batch: ``ARBITER_BATCH_MAX_RATIO``), so that what it costs
+  follows what the client sent.
 - **Time** (408): the worker (:mod:`arbiter.worker`) makes ``wsgi.input`` raise
   :class:`TimeoutError` once the body has taken longer than ``ARBITER_BODY_TIMEOUT``. The body
   is read with ``read1`` where the stream has it (the worker's does): the bytes that have
@@ -84,6 +86,14 @@ def _unsupported(detail: str, accepts: Accepts) -> Problem:
 
 def _too_large(limit: int, what: str = "request body") -> Problem:
     detail = f"The {what} is larger than the limit of {limit} bytes."
+    return Problem(413, "Request Entity Too Large", detail, headers=_CLOSE)
+
+
+def _too_compressed(max_ratio: float) -> Problem:
+    detail = (
+        f"The gzip-coded body expands more than {max_ratio:g} times "
+        "(ARBITER_BATCH_MAX_RATIO): send it less compressed, or as it is."
+    )
     return Problem(413, "Request Entity Too Large", detail, headers=_CLOSE)
 
 
@@ -167,12 +177,18 @@ def raw_chunks(environ: Mapping[str, Any], limit: int) -> Iterator[bytes]:
         yield chunk
 
 
-def gunzip(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
+#: Decoded bytes a gzip body may produce whatever its ratio (``max_ratio`` of :func:`gunzip`).
+RATIO_SLACK = 16 * 1024
+
+
+def gunzip(chunks: Iterable[bytes], limit: int, max_ratio: float | None = None) -> Iterator[bytes]:
     """The decoded bytes of gzip data (one member or several), at most ``limit`` of them:
-    413 as soon as the decoded size passes it, 400 when it is not gzip or is cut short. No
-    chunk decoded is longer than :data:`CHUNK` (a reader that streams holds no more)."""
+    413 as soon as the decoded size passes it, or (``max_ratio``) passes :data:`RATIO_SLACK`
+    and ``max_ratio`` times the gzip bytes it was decoded from; 400 when it is not gzip or is
+    cut short. No chunk decoded is longer than :data:`CHUNK` (a reader that streams holds no more)."""
     decoder = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     produced = 0
+    used = 0  # gzip bytes decoded so far
     for chunk in chunks:
         data = chunk
         while data:
@@ -185,6 +201,10 @@ def gunzip(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
             produced += len(out)
             if produced > limit:
                 raise _too_large(limit, "decompressed request body")
+            left = decoder.unused_data if decoder.eof else decoder.unconsumed_tail
+            used += len(data) - len(left)
+            if max_ratio is not None and produced > max(RATIO_SLACK, max_ratio * used):
+                raise _too_compressed(max_ratio)
             if out:
                 yield out
             if decoder.eof:  # end of a member: what follows is the next one
