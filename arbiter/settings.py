@@ -114,6 +114,9 @@ class Settings:
     #: how many times a gzip-coded batch may expand (past its first 16 KiB decoded): more is a
     #: 413 (real archives expand 5-15 times); 0: no bound but ARBITER_BATCH_MAX_BYTES
     batch_max_ratio: float = _var("ARBITER_BATCH_MAX_RATIO", 50.0, _number)
+    #: CPU milliseconds a batch may spend a KiB its client sent (and 500 ms whatever it sent):
+    #: past them the answer ends with a 413 stop line; 0: no bound
+    batch_cpu_ms_per_kib: float = _var("ARBITER_BATCH_CPU_MS_PER_KIB", 50.0, _number)
     #: answer bytes a batch keeps for a client that sends its whole body before it reads
     batch_buffer_bytes: int = _var("ARBITER_BATCH_BUFFER_BYTES", 16 * 1024 * 1024, _integer)
     #: seconds a batch's answer waits for the client to take its next bytes, once they are
@@ -281,8 +284,10 @@ class Settings:
             raise SettingsError(
                 "ARBITER_BATCH_CONCURRENCY must be 1 or more, ARBITER_BATCH_BUFFER_BYTES >= 0"
             )
-        if self.batch_max_ratio < 0:
-            raise SettingsError("ARBITER_BATCH_MAX_RATIO must be >= 0")
+        if self.batch_max_ratio < 0 or self.batch_cpu_ms_per_kib < 0:
+            raise SettingsError(
+                "ARBITER_BATCH_MAX_RATIO and ARBITER_BATCH_CPU_MS_PER_KIB must be >= 0"
+            )
         if self.batch_per_client < 1 or self.batch_min_rate < 0 or not self.batch_seconds > 0:
             raise SettingsError(
                 "ARBITER_BATCH_PER_CLIENT must be 1 or more, ARBITER_BATCH_MIN_RATE >= 0 and "

@@ -23,7 +23,7 @@ import orjson
 import pytest
 
 import arbiter
-from arbiter.api.batch import Gate, _arriving
+from arbiter.api.batch import CPU_ALLOWANCE, CpuMeter, Gate, _arriving
 from arbiter.api.bodies import CHUNK, gunzip
 from arbiter.contract import Problem
 from devtools.gunicorn_support import dechunked
@@ -347,3 +347,37 @@ def test_a_body_slower_than_the_minimum_rate_is_a_408() -> None:
 def test_a_batch_past_its_total_deadline_is_a_408() -> None:
     with pytest.raises(Problem, match="ARBITER_BATCH_SECONDS"):
         list(_arriving(iter([b"a", b"b"]), 0, time.monotonic() - 1))
+
+
+def test_a_batch_that_spent_more_cpu_than_it_sent_allows_is_a_413() -> None:
+    meter = CpuMeter(ms_per_kib=10)
+    meter.received = 2048
+    meter.seconds = CPU_ALLOWANCE + 0.019  # 2 KiB sent: 20 ms more than the allowance
+    assert not meter.over()
+    chunks = _arriving(iter([b"more", b"and more"]), 0, time.monotonic() + 60, meter)
+    assert next(chunks) == b"more"
+    meter.seconds += 0.002
+    assert meter.over()
+    with pytest.raises(Problem, match="ARBITER_BATCH_CPU_MS_PER_KIB") as refused:
+        next(chunks)
+    assert refused.value.status == 413
+    assert not CpuMeter(ms_per_kib=0).over()  # 0: no bound
+
+
+def test_the_cpu_of_scoring_is_counted_and_the_scoring_closed() -> None:
+    closed = []
+
+    def lines() -> Iterator[bytes]:
+        try:
+            while True:
+                sum(range(20_000))  # some CPU
+                yield b"line\n"
+        finally:
+            closed.append(True)
+
+    meter = CpuMeter(ms_per_kib=1)
+    scoring = meter.scoring(lines())
+    assert [next(scoring) for _ in range(50)] == [b"line\n"] * 50
+    assert meter.seconds > 0
+    scoring.close()  # as the answer closes it: the scoring stops too
+    assert closed == [True]

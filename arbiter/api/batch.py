@@ -74,6 +74,8 @@ OUT_CHUNK = 64 * 1024
 SMALL_ANSWER = 32 * 1024
 #: Seconds of waiting for a batch's body before its rate counts (ARBITER_BATCH_MIN_RATE).
 GRACE = 2.0
+#: CPU seconds any batch may spend, whatever it sent (ARBITER_BATCH_CPU_MS_PER_KIB).
+CPU_ALLOWANCE = 0.5
 #: The batch takes NDJSON (only: a JSON document of several lines is no batch), gzip or not.
 BATCH = bodies.Accepts(ndjson=True, gzip=True, json=False)
 #: Where the app keeps the batches of this worker (one per process: each worker has its own).
@@ -180,7 +182,10 @@ def _stream(
     coding = bodies.content_coding(request.headers.get("Content-Encoding"), BATCH)
     limit = settings.batch_max_bytes
     deadline = time.monotonic() + settings.batch_seconds
-    raw = _arriving(bodies.raw_chunks(request.environ, limit), settings.batch_min_rate, deadline)
+    meter = CpuMeter(settings.batch_cpu_ms_per_kib)
+    raw = _arriving(
+        bodies.raw_chunks(request.environ, limit), settings.batch_min_rate, deadline, meter
+    )
     ratio = settings.batch_max_ratio or None
     chunks = bodies.gunzip(raw, limit, ratio) if coding == bodies.GZIP else raw
     first = next(chunks, None)  # a Content-Length over the limit, not gzip: a problem answer
@@ -203,35 +208,81 @@ def _stream(
 
     lines = score_batch(body, scorer, settings.batch_max_lines, observe, _stop, rest)
     return Response(
-        stream_with_context(paced.answer(lines)),
+        stream_with_context(paced.answer(meter.scoring(lines))),
         mimetype=bodies.NDJSON,
         headers={"Connection": "close"},
     )
 
 
-def _arriving(raw: Iterator[bytes], min_rate: int, deadline: float) -> Iterator[bytes]:
+class CpuMeter:
+    """The CPU a batch spends decoding and scoring, against what its client has sent: at most
+    ``ms_per_kib`` milliseconds a KiB received, plus :data:`CPU_ALLOWANCE` (0: no bound).
+    Counted around the scoring's steps (:meth:`scoring`), less the reads of the body within
+    them (:func:`_arriving`): the only places where the worker's other greenlets may run."""
+
+    def __init__(self, ms_per_kib: float) -> None:
+        self.ms_per_kib = ms_per_kib
+        self.seconds = 0.0
+        self.received = 0
+
+    def over(self) -> bool:
+        allowed = CPU_ALLOWANCE + self.ms_per_kib * self.received / 1024 / 1000
+        return bool(self.ms_per_kib) and self.seconds > allowed
+
+    def scoring(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+        try:
+            while True:
+                began = time.process_time()
+                data = next(lines, None)
+                self.seconds += time.process_time() - began
+                if data is None:
+                    return
+                yield data
+        finally:
+            close = getattr(lines, "close", None)
+            if close is not None:
+                close()
+
+
+def _arriving(
+    raw: Iterator[bytes], min_rate: int, deadline: float, meter: CpuMeter | None = None
+) -> Iterator[bytes]:
     """``raw``, at ``min_rate`` bytes a second at least over the time spent waiting for it
     (past :data:`GRACE` seconds of it: the time the server spends scoring between reads does
     not count), and ending by ``deadline``: else a 408, which ends the answer with a stop
     line. A client that trickles its batch holds its slot for seconds, not for as long as it
-    likes (issue 30: ten connections at 783 B/s kept an honest client's batches at 429)."""
+    likes (issue 30: ten connections at 783 B/s kept an honest client's batches at 429).
+    With a ``meter``, a 413 once the batch has spent more CPU than what was sent allows."""
+    meter = meter or CpuMeter(0)
     waited = 0.0
-    received = 0
     while True:
         began = time.monotonic()
         if began > deadline:
             raise _late("The batch took longer than ARBITER_BATCH_SECONDS.")
+        if meter.over():
+            raise _costly(meter)
+        cpu = time.process_time()
         chunk = next(raw, None)
+        meter.seconds -= time.process_time() - cpu  # waiting, or other connections' turns
         if chunk is None:
             return
         waited += time.monotonic() - began
-        received += len(chunk)
-        if min_rate and waited > GRACE and received < min_rate * waited:
+        meter.received += len(chunk)
+        if min_rate and waited > GRACE and meter.received < min_rate * waited:
             raise _late(
-                f"The batch's body arrives at {received / waited:.0f} bytes/s, slower than "
-                f"the {min_rate} bytes/s a batch needs (ARBITER_BATCH_MIN_RATE)."
+                f"The batch's body arrives at {meter.received / waited:.0f} bytes/s, slower "
+                f"than the {min_rate} bytes/s a batch needs (ARBITER_BATCH_MIN_RATE)."
             )
         yield chunk
+
+
+def _costly(meter: CpuMeter) -> Problem:
+    detail = (
+        f"The batch used {meter.seconds * 1000:.0f} ms of CPU for {meter.received} bytes sent: "
+        f"at most {meter.ms_per_kib:g} ms a KiB sent (ARBITER_BATCH_CPU_MS_PER_KIB) and "
+        f"{CPU_ALLOWANCE * 1000:.0f} ms."
+    )
+    return Problem(413, "Request Entity Too Large", detail, headers={"Connection": "close"})
 
 
 def _late(detail: str) -> Problem:

@@ -185,7 +185,8 @@ def gunzip(chunks: Iterable[bytes], limit: int, max_ratio: float | None = None) 
     """The decoded bytes of gzip data (one member or several), at most ``limit`` of them:
     413 as soon as the decoded size passes it, or (``max_ratio``) passes :data:`RATIO_SLACK`
     and ``max_ratio`` times the gzip bytes it was decoded from; 400 when it is not gzip or is
-    cut short. No chunk decoded is longer than :data:`CHUNK` (a reader that streams holds no more)."""
+    cut short. No chunk decoded is longer than :data:`CHUNK` (a reader that streams holds no
+    more)."""
     decoder = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
     produced = 0
     used = 0  # gzip bytes decoded so far
