@@ -7,13 +7,16 @@ cooperative read, as in the worker), the ``Connection: close`` bridge, and the a
 
 from __future__ import annotations
 
+import contextlib
 import io
 import itertools
 import json
+import socket
 import time
 from typing import Any
 
 import gevent
+import gevent.socket
 import pytest
 from gunicorn.http import errors as http_errors
 from gunicorn.http.body import Body, ChunkedReader, LengthReader
@@ -25,6 +28,8 @@ from arbiter.worker import (
     KEEPALIVE_REQUESTS,
     BodyTimeout,
     DeadlineInput,
+    DeadlineSocket,
+    SendTimeout,
     Worker,
     client_error,
     detail_of,
@@ -363,3 +368,46 @@ def test_a_chunked_body_comes_whole_however_it_is_cut(
         out += data
     assert out == body
     assert stream.read1(64) == b""  # the end, and it stays the end
+
+
+# --- every answer's send deadline (issue 30, finding 1) ------------------------------------------
+
+
+def _pair() -> tuple[Any, Any]:
+    server, client = gevent.socket.socketpair()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    return server, client
+
+
+def test_an_answer_nobody_reads_is_reset_at_the_deadline() -> None:
+    server, client = _pair()
+    with server, client:
+        began = time.monotonic()
+        with pytest.raises(SendTimeout):
+            DeadlineSocket(server, 0.3).sendall(b"x" * 1_000_000)
+        assert time.monotonic() - began < 5.0
+        got = b""
+        with contextlib.suppress(OSError):
+            while chunk := client.recv(65536):
+                got += chunk
+        assert len(got) < 1_000_000  # what was queued is dropped with the connection
+
+
+def test_an_answer_read_slowly_goes_whole_and_a_file_too() -> None:
+    server, client = _pair()
+    data = bytes(range(256)) * 2000
+    got = bytearray()
+
+    def read() -> None:
+        while len(got) < 2 * len(data):
+            gevent.sleep(0.01)  # slower than the server writes, faster than the deadline
+            got.extend(client.recv(8192))
+
+    with server, client:
+        reader = gevent.spawn(read)
+        deadlined = DeadlineSocket(server, 2.0)
+        deadlined.sendall(data)
+        assert deadlined.sendfile(io.BytesIO(b"--" + data), offset=2) == len(data)
+        reader.join(30)
+    assert bytes(got) == data + data
