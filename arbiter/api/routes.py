@@ -348,11 +348,12 @@ V1: tuple[Endpoint, ...] = (
         problems=(400, 401, 408, 413, 415, 429),
         texts={
             400: "The body is labelled gzip but is not gzip data, or is malformed.",
-            413: "The body is larger than ARBITER_BATCH_MAX_BYTES (Content-Length).",
+            413: "The body is larger than ARBITER_BATCH_MAX_BYTES (Content-Length), or its "
+            "gzip coding expands more than ARBITER_BATCH_MAX_RATIO times.",
             415: "The body is not application/x-ndjson, or has a coding other than gzip.",
             429: (
                 "Over the rate limit, or this worker is scoring ARBITER_BATCH_CONCURRENCY "
-                "batches already; see Retry-After."
+                "batches already, or ARBITER_BATCH_PER_CLIENT of this client's; see Retry-After."
             ),
         },
     ),
