@@ -381,3 +381,33 @@ def test_the_cpu_of_scoring_is_counted_and_the_scoring_closed() -> None:
     assert meter.seconds > 0
     scoring.close()  # as the answer closes it: the scoring stops too
     assert closed == [True]
+
+
+# --- numbering from an offset (issue 29, item 8) -----------------------------------------------
+
+
+def test_batches_numbered_from_an_offset_do_not_repeat_ids() -> None:
+    """An archive sent in two batches, the second from ?first_line=N: the ids and sources of
+    its id-less lines are those of one batch of it all."""
+    lines = game_lines(6, seed=25)
+    client = make_client(batch_max_lines=4)
+    whole = lines_of(post_batch(make_client(), ndjson(lines)).get_data())
+    first = lines_of(post_batch(client, ndjson(lines[:3])).get_data())
+    second = client.post(
+        f"{BATCH}?first_line=4", data=ndjson(lines[3:]), headers={"Content-Type": NDJSON}
+    )
+    assert first + lines_of(second.get_data()) == whole
+    over = client.post(
+        f"{BATCH}?first_line=101", data=ndjson(lines), headers={"Content-Type": NDJSON}
+    )
+    stop = lines_of(over.get_data())[-1]  # the line limit counts this batch's lines only
+    assert stop["source"] == 105 and "line 105" in stop["error"]["errors"][0]["message"]
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "x", "1.5", "\uff19", str(2**53), "9" * 400, ""])
+def test_a_bad_first_line_is_a_400_naming_it(value: str) -> None:
+    answer = make_client().post(
+        f"{BATCH}?first_line={value}", data=b"{}\n", headers={"Content-Type": NDJSON}
+    )
+    assert answer.status_code == 400 and answer.content_type == PROBLEM_JSON
+    assert answer.get_json()["errors"][0]["pointer"] == "/first_line"

@@ -180,6 +180,7 @@ def _stream(
 ) -> Response:
     bodies.check_media_type(request.headers.get("Content-Type"), BATCH)
     coding = bodies.content_coding(request.headers.get("Content-Encoding"), BATCH)
+    first_line = _first_line()
     limit = settings.batch_max_bytes
     deadline = time.monotonic() + settings.batch_seconds
     meter = CpuMeter(settings.batch_cpu_ms_per_kib)
@@ -206,7 +207,7 @@ def _stream(
         # takes at once needs none of it (the worker drops what still comes after the answer).
         return raw if paced.waiting > SMALL_ANSWER else ()
 
-    lines = score_batch(body, scorer, settings.batch_max_lines, observe, _stop, rest)
+    lines = score_batch(body, scorer, settings.batch_max_lines, observe, _stop, rest, first_line)
     return Response(
         stream_with_context(paced.answer(meter.scoring(lines))),
         mimetype=bodies.NDJSON,
@@ -287,6 +288,23 @@ def _costly(meter: CpuMeter) -> Problem:
 
 def _late(detail: str) -> Problem:
     return Problem(408, "Request Timeout", detail, headers={"Connection": "close"})
+
+
+#: The largest ``first_line``: a line number JSON's numbers hold exactly.
+LAST_LINE = 2**53 - 1
+
+
+def _first_line() -> int:
+    """The number of the batch's first line: ``?first_line=N`` (1 without it), so that a client
+    sending an archive in several batches gets ids and sources that do not repeat."""
+    raw = request.args.get("first_line")
+    if raw is None:
+        return 1
+    if not (raw.isascii() and raw.isdigit() and 1 <= int(raw[:20]) <= LAST_LINE):
+        detail = f"first_line must be a whole number from 1 to {LAST_LINE}, not {raw[:40]!r}."
+        errors = [{"pointer": "/first_line", "message": detail}]
+        raise Problem(400, "Bad Request", detail, errors, headers={"Connection": "close"})
+    return int(raw)
 
 
 def _stop(err: Exception) -> Stop | None:

@@ -50,13 +50,15 @@ def score_batch(
     observe: Callable[[Scored], None],
     stopped: Callable[[Exception], Stop | None],
     rest: Callable[[], Iterable[bytes]] | None = None,
+    first_line: int = 1,
 ) -> Iterator[bytes]:
     """The answer to the body ``chunks``: for each chunk read, the lines it completed (empty
     bytes when it completed none), then a last line when it stopped early. ``observe`` sees
     every game scored; ``stopped`` says why reading the body failed (None: a fault of ours,
     which ends the answer as an internal error); ``rest`` gives what is left of the body past
-    ``max_lines`` in a form cheaper to read than ``chunks`` (the bytes before decoding)."""
-    batch = _Batch(scorer, max_lines, observe)
+    ``max_lines`` in a form cheaper to read than ``chunks`` (the bytes before decoding).
+    Lines are numbered from ``first_line`` (a client numbering an archive sent in batches)."""
+    batch = _Batch(scorer, max_lines, observe, first_line - 1)
     body = iter(chunks)
     try:
         for chunk in body:
@@ -72,7 +74,7 @@ def score_batch(
         if stop is None:
             _log.exception("a batch failed at line %d", batch.number + 1)
             stop = Stop(500, "Internal error", "the referee failed; the lines above stand")
-        yield stop_line(batch.number + 1, stop.status, stop.title, stop.message)
+        yield stop_line(batch.before + batch.number + 1, stop.status, stop.title, stop.message)
 
 
 def _drain(body: Iterator[bytes]) -> None:
@@ -86,8 +88,11 @@ def _drain(body: Iterator[bytes]) -> None:
 
 
 class _Batch:
-    def __init__(self, scorer: Scorer, max_lines: int, observe: Callable[[Scored], None]) -> None:
+    def __init__(
+        self, scorer: Scorer, max_lines: int, observe: Callable[[Scored], None], before: int = 0
+    ) -> None:
         self.scorer = scorer
+        self.before = before  # lines numbered before this batch's first
         self.max_lines = max_lines
         self.observe = observe
         self.splitter = LineSplitter(scorer.config.max_line_bytes)
@@ -108,10 +113,10 @@ class _Batch:
         for text in texts:
             if self.number == self.max_lines:
                 message = (
-                    f"a batch holds at most {self.max_lines} lines: line {self.number + 1} and "
-                    "those after it were not read"
+                    f"a batch holds at most {self.max_lines} lines: line "
+                    f"{self.before + self.number + 1} and those after it were not read"
                 )
-                out.append(stop_line(self.number + 1, 413, TOO_MANY_LINES, message))
+                out.append(stop_line(self.before + self.number + 1, 413, TOO_MANY_LINES, message))
                 self.over = True
                 break
             self.number += 1
@@ -119,7 +124,7 @@ class _Batch:
             if scored is None:
                 continue
             self.observe(scored)
-            out.append(stamp(scored.given_id, self.number, encode_body(scored)))
+            out.append(stamp(scored.given_id, self.before + self.number, encode_body(scored)))
         return b"".join(out)
 
 

@@ -117,3 +117,19 @@ def test_a_chunked_archive_is_answered_whole(
     answered = body.count(b"\n")
     assert answered == count, f"{answered} lines of {count} answered: {body[-300:]!r}"
     assert body == plain.body
+
+
+@pytest.mark.slow
+def test_an_archive_sent_in_batches_from_offsets_is_numbered_as_one(
+    server: Gunicorn, games: list[bytes]
+) -> None:
+    """Issue 29, item 8: ``?first_line=N`` numbers a batch from N, so that the ids and sources
+    of an archive sent in several batches do not repeat."""
+    headers = {"Content-Type": NDJSON}
+    whole = request(server.port, "POST", BATCH, ndjson(games[:30]), headers, timeout=60).body
+    parts = b"".join(
+        request(server.port, "POST", f"{BATCH}?first_line={start + 1}",
+                ndjson(games[start : start + 10]), headers, timeout=60).body
+        for start in (0, 10, 20)
+    )  # fmt: skip
+    assert parts == whole
