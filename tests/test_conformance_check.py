@@ -108,7 +108,7 @@ def test_the_adapters_are_the_examples_of_the_documentation() -> None:
         example = doc.split(f"<!-- {marker} -->\n```python\n", 1)[1].split("```", 1)[0]
         assert example == path.read_text()
     template = (KIT / "adapter.py").read_text()
-    assert template.count("# ENGINE") == 4 and len(template.splitlines()) <= 70
+    assert template.count("# ENGINE") == 5 and len(template.splitlines()) <= 72
 
 
 @pytest.mark.slow

@@ -31,6 +31,16 @@ TUTE_RATE: Final = 0.3
 RICH_DEALS: Final = 0.3
 
 
+def play_rates(blocks: bool, declarations: str) -> tuple[float, float, float]:
+    """How the referee plays on against an engine (:func:`arbiter.simulate.choose_move`'s
+    rates): no renuncio at a table that blocks them — every position asked is one it can
+    reach — and no declaration for an engine without any."""
+    renuncio = 0.0 if blocks else RENUNCIO_RATE
+    if declarations == "none":
+        return renuncio, 0.0, 0.0
+    return renuncio, DECLARE_RATE, TUTE_RATE
+
+
 class Setting(NamedTuple):
     """A game's table: ruleset, number of players and the options its log sets."""
 
