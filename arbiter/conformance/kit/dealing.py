@@ -9,17 +9,21 @@ declaration now and then, sometimes any card of the hand.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, Final, NamedTuple
 
 from arbiter.conformance.kit.protocol import NAMES
-from arbiter.engine.cards import HORSE, KING, Suit, cards_of, make_card, pack_mask
+from arbiter.engine.cards import HORSE, KING, POINTS, Card, Suit, cards_of, make_card, pack_mask
 from arbiter.engine.log import Header, parse_header
+from arbiter.engine.moves import PLAY, Move
+from arbiter.engine.obligations import beats
 from arbiter.engine.rulesets import RULESETS, CanteStyle, OptionSpec
 from arbiter.engine.setup import deal_json
-from arbiter.simulate import random_deal_cards
+from arbiter.engine.state import LAST_TRICK_BONUS, DealState
+from arbiter.simulate import choose_move, random_deal_cards
 
 #: How many deals a game may hold (the match may end sooner): mostly one.
 GAME_DEALS: Final = (1, 1, 1, 2, 3)
@@ -39,6 +43,88 @@ def play_rates(blocks: bool, declarations: str) -> tuple[float, float, float]:
     if declarations == "none":
         return renuncio, 0.0, 0.0
     return renuncio, DECLARE_RATE, TUTE_RATE
+
+
+#: Directed play: the share of games that steer toward a tie, and how often such a game's last
+#: card of a trick is the one that leaves the scores closest.
+AIMED_GAMES: Final = 0.5
+STEER_RATE: Final = 0.8
+#: Options that decide rare situations, set in aimed games of an engine that plays any options
+#: (each at random among its values): a tie left unbroken, partner relief by a trump.
+AIMED_OPTIONS: Final = {"tie_break": ("last_trick", "none"), "partner_relief": (True, False)}
+
+
+def aimed(setting: Setting, rng: random.Random) -> Setting:
+    """The table of a game aimed at ties, with the options that decide the rare situations."""
+    specs = {spec.name for spec in RULESETS[setting.ruleset].option_specs}
+    options = dict(setting.options)
+    for name, values in AIMED_OPTIONS.items():
+        if name in specs:
+            options[name] = rng.choice(values)
+    return setting._replace(options=options)
+
+
+def _gap_after(deal: DealState, card: Card) -> int:
+    """How far apart the two closest sides stand once ``card`` ends the trick."""
+    seat = deal.turn
+    winner = seat if beats(card, deal.win_card, deal.trump) else deal.win_seat
+    points = POINTS[card] + sum(POINTS[c] for _, c in deal.trick)
+    if deal.trick_no == deal.total_tricks - 1:
+        points += LAST_TRICK_BONUS
+    totals = [deal.card_points[s] + deal.cante_points[s] for s in range(deal.players)]
+    totals[winner] += points
+    pairs = deal.ruleset.pairs
+    sides = sorted([totals[0] + totals[2], totals[1] + totals[3]] if pairs else totals)
+    return min(b - a for a, b in itertools.pairwise(sides))
+
+
+#: Cards left in all hands from which an aimed game looks for a way to a tie to the end.
+SEARCHED: Final = 8
+
+
+def _sides(deal: DealState) -> list[int]:
+    totals = deal.totals()
+    if deal.ruleset.pairs:
+        return sorted([totals[0] + totals[2], totals[1] + totals[3]])
+    return sorted(totals)
+
+
+def tie_line(deal: DealState) -> list[Move] | None:
+    """Correct plays from here to the deal's end that leave two sides tied (depth first, the
+    referee's own order), or None."""
+    if deal.over:
+        sides = _sides(deal)
+        return [] if any(a == b for a, b in itertools.pairwise(sides)) else None
+    for move in deal.legal_moves():
+        if move.kind != PLAY:
+            continue
+        after = deal.copy()
+        after.apply(move, after.events_applied)
+        rest = tie_line(after)
+        if rest is not None:
+            return [move, *rest]
+    return None
+
+
+def steered(
+    deal: DealState, rng: random.Random, rates: tuple[float, float, float], line: list[Move]
+) -> Move:
+    """The referee's move in a game aimed at ties: near the end, the next move of a way to a
+    tie (``line``, found once and followed); before it, the last card of a trick most often the
+    correct one that leaves the scores closest; any other move as :func:`choose_move` plays."""
+    if line:
+        return line.pop(0)
+    left = sum(hand.bit_count() for hand in deal.hands)
+    if left <= SEARCHED and not deal.trick and rng.random() < STEER_RATE:
+        found = tie_line(deal)
+        if found:
+            line.extend(found[1:])
+            return found[0]
+    if deal.trick and len(deal.trick) == deal.players - 1 and rng.random() < STEER_RATE:
+        plays = [m for m in deal.legal_moves() if m.kind == PLAY]
+        if plays:
+            return min(plays, key=lambda m: (_gap_after(deal, m.card), rng.random()))
+    return choose_move(deal, rng, *rates)
 
 
 class Setting(NamedTuple):

@@ -29,7 +29,15 @@ from typing import Any, Final, NamedTuple
 
 from arbiter.conformance.kit.capabilities import EVERYTHING, Capabilities
 from arbiter.conformance.kit.checker import GIVE_UP_AFTER
-from arbiter.conformance.kit.dealing import GAME_DEALS, deal_of, play_rates, setting_of
+from arbiter.conformance.kit.dealing import (
+    AIMED_GAMES,
+    GAME_DEALS,
+    aimed,
+    deal_of,
+    play_rates,
+    setting_of,
+    steered,
+)
 from arbiter.conformance.kit.engines import Encoded, Engine, Reply, Sent, Trouble
 from arbiter.conformance.kit.grading import Grade, Result
 from arbiter.conformance.kit.positions import position_json
@@ -178,6 +186,11 @@ class Game:
         self.number = number
         self.rng = random.Random(f"{plan.seed}/{number}")
         self.setting = setting_of(plan.rulesets, plan.options_random, self.rng)
+        #: directed play: half the games steer toward ties (and, when the engine plays any
+        #: options, set those that decide rare situations)
+        self.aimed = self.rng.random() < AIMED_GAMES
+        if self.aimed and plan.caps.options == "any":
+            self.setting = aimed(self.setting, self.rng)
         self.header = self.setting.header()
         self.log = LogText(self.setting)
         self.asked = 0
@@ -198,11 +211,15 @@ class Game:
             )  # fmt: skip
             self.log.begin(raw)
             last: list[Move] = []
+            line: list[Move] = []  # directed play's way to a tie, once found
             while True:
                 yield self.point(position, last)
                 if position.deal.over:
                     break
-                move = choose_move(position.deal, rng, *rates)
+                if self.aimed:
+                    move = steered(position.deal, rng, rates, line)
+                else:
+                    move = choose_move(position.deal, rng, *rates)
                 position.apply(move)
                 last.append(move)
                 self.log.append(move.to_json(self.header.notation))
