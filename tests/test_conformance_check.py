@@ -179,7 +179,8 @@ def test_failures_are_explained_in_spanish(
                              "obligation:montar", "--rulesets", "tute-3p", lang="es")  # fmt: skip
     assert status == 1
     shown = capsys.readouterr().out
-    assert "Reglas que fallan" in shown and "debía montar" in shown
+    assert "Causas de fallo" in shown and "debía montar" in shown
+    assert "montar · permitió una jugada incorrecta" in shown  # the cause, in words
     assert any("El motor permite una jugada que el árbitro no permite" in line
                for line in report["failures"][0]["explanation"])  # fmt: skip
 
@@ -533,7 +534,10 @@ def test_answers_are_graded_part_by_part() -> None:
     assert graded.parts == {Part.KIND: Grade.PASS, Part.LABEL: Grade.FAIL}
     ends = next(v for v in vectors if v.kind == "verdict" and "outcome" in v.expect)
     said = {k: v for k, v in ends.expect.items() if k not in ("move", "outcome")}
-    graded = judge(ends, Reply(answer=said))
+    graded = judge(ends, Reply(answer=said))  # a partial answer: the outcome left out
+    assert graded.parts[Part.KIND] is Grade.PASS and graded.parts[Part.OUTCOME] is Grade.NOT_GRADED
+    wrong = {"winners": [], "losers": [], "reason": "points"}
+    graded = judge(ends, Reply(answer={**said, "outcome": wrong}))
     assert graded.parts[Part.KIND] is Grade.PASS and graded.parts[Part.OUTCOME] is Grade.FAIL
     swapped = {**ends.expect["outcome"], "winners": ends.expect["outcome"]["losers"]}
     assert judge(ends, Reply(answer={**said, "outcome": swapped})).grade is Grade.FAIL
