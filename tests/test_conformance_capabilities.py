@@ -24,8 +24,8 @@ import pytest
 from arbiter.cli import main
 from arbiter.conformance.kit.capabilities import (
     EVERYTHING,
-    CapabilityError,
     Capabilities,
+    CapabilityError,
     ask,
     parse,
     untested,
@@ -303,6 +303,15 @@ def test_shrinking_never_settles_for_another_disagreement(
         assert found["deals"] == 1
 
 
+def test_the_blocking_table_is_the_example_of_the_documentation() -> None:
+    doc = (ROOT / "docs" / "conformance.md").read_text()
+    example = doc.split("<!-- blocking adapter -->\n```python\n", 1)[1].split("```", 1)[0]
+    assert example == (ROOT / "tests" / "conformance_blocking.py").read_text()
+    table = doc.split("<!-- capabilities -->\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    names = {row.split("|")[1].strip().strip("`") for row in table}
+    assert names == set(BLOCKING) == set(Capabilities().to_json())
+
+
 # --- reports --------------------------------------------------------------------------------------
 
 
@@ -348,8 +357,8 @@ def test_protocol_2_and_1_engines_are_asked_as_before(tmp_path: Path) -> None:
                          "--rules", "obligation:*")  # fmt: skip
     assert status == 0 and report["protocol"] == 3 and report["capabilities"]["declared"]
     for protocol in ("2", "1"):
-        status, report = run(tmp_path, "check", "--cmd", f"{REFERENCE}", "--rulesets",
-                             "tute-2p", "--rules", "obligation:*", "--protocol", protocol)  # fmt: skip
+        status, report = run(tmp_path, "check", "--cmd", REFERENCE, "--rulesets", "tute-2p",
+                             "--rules", "obligation:*", "--protocol", protocol)  # fmt: skip
         assert status == 0 and report["protocol"] == int(protocol)
     status, report = run(tmp_path, "check", "--cmd", REFERENCE, "--rulesets", "tute-2p",
                          "--rules", "obligation:*")  # fmt: skip

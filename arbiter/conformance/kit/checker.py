@@ -19,7 +19,7 @@ from fnmatch import fnmatchcase
 from functools import cache
 from typing import Any, Final
 
-from arbiter.conformance.kit.capabilities import EVERYTHING, Capabilities
+from arbiter.conformance.kit.capabilities import EVERYTHING, NOTATIONS, Capabilities
 from arbiter.conformance.kit.engines import Engine, Reply, Trouble
 from arbiter.conformance.kit.grading import Grade, Part, Result, judge
 from arbiter.conformance.kit.positions import position_of
@@ -28,6 +28,7 @@ from arbiter.conformance.kit.sampling import (
     ALLOWED,
     ANSWER,
     REFUSED,
+    REPLAY,
     Asked,
     Signature,
     signature_of,
@@ -159,7 +160,7 @@ def cause_of(result: Result, caps: Capabilities = EVERYTHING) -> Signature:
         return Signature("log", REFUSED, "")
     if vector.ask is Ask.REPLAY:
         path = result.difference.path if result.difference is not None else ""
-        return Signature(re.sub(r"\[\d+\]", "", path), "replay", "")
+        return Signature(re.sub(r"\[\d+\]", "", path), REPLAY, "")
     position = _position(vector.log)
     if position is None:
         return Signature(vector.rule, ANSWER, "")
@@ -190,7 +191,8 @@ def left_out_because(vector: Vector, caps: Capabilities) -> str | None:
     log = vector.log
     if vector.ruleset not in caps.rulesets:
         return "rulesets"
-    if log.get("notation", "spanish") not in caps.notations:
+    notation = log.get("notation", "spanish")
+    if notation in NOTATIONS and notation not in caps.notations:  # (an unknown one: refused)
         return "notations"
     if caps.options == "defaults" and log.get("options"):
         return "options"

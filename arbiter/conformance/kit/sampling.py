@@ -167,7 +167,8 @@ ALLOWED: Final = "allowed"  # allowed a move the referee refuses or flags
 LABEL: Final = "label"  # both refuse (or flag) it, named otherwise
 OUTCOME: Final = "outcome"  # the deal's outcome
 ANSWER: Final = "answer"  # an answer of another kind (a list for none, none for a list)
-CAUSES: Final = (REFUSED, ALLOWED, LABEL, OUTCOME, ANSWER)
+REPLAY: Final = "replay"  # a replay that parts from the referee's (the checker's vectors)
+CAUSES: Final = (REFUSED, ALLOWED, LABEL, OUTCOME, ANSWER, REPLAY)
 
 
 def situation_of(position: Position, move: Move | None = None) -> str:
