@@ -10,6 +10,7 @@ declaration now and then, sometimes any card of the hand.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Sequence
 from itertools import combinations
@@ -47,8 +48,8 @@ def play_rates(blocks: bool, declarations: str) -> tuple[float, float, float]:
 
 #: Directed play: the share of games that steer toward a tie, and how often such a game's last
 #: card of a trick is the one that leaves the scores closest.
-AIMED_GAMES: Final = 0.5
-STEER_RATE: Final = 0.8
+AIMED_GAMES: Final = 0.85
+STEER_RATE: Final = 0.9
 #: Options that decide rare situations, set in aimed games of an engine that plays any options
 #: (each at random among its values): a tie left unbroken, partner relief by a trump.
 AIMED_OPTIONS: Final = {"tie_break": ("last_trick", "none"), "partner_relief": (True, False)}
@@ -78,8 +79,9 @@ def _gap_after(deal: DealState, card: Card) -> int:
     return min(b - a for a, b in itertools.pairwise(sides))
 
 
-#: Cards left in all hands from which an aimed game looks for a way to a tie to the end.
-SEARCHED: Final = 8
+#: The most ways to play the rest of a deal (each hand's size, factorial, multiplied) from
+#: which an aimed game looks, once a deal, for a way to a tie to the end.
+SEARCHED: Final = 600
 
 
 def _sides(deal: DealState) -> list[int]:
@@ -106,19 +108,28 @@ def tie_line(deal: DealState) -> list[Move] | None:
     return None
 
 
+class Aim:
+    """Directed play's state in a deal: the way to a tie once searched for (and found)."""
+
+    def __init__(self) -> None:
+        self.searched = False
+        self.line: list[Move] = []
+
+
 def steered(
-    deal: DealState, rng: random.Random, rates: tuple[float, float, float], line: list[Move]
+    deal: DealState, rng: random.Random, rates: tuple[float, float, float], aim: Aim
 ) -> Move:
     """The referee's move in a game aimed at ties: near the end, the next move of a way to a
-    tie (``line``, found once and followed); before it, the last card of a trick most often the
+    tie (searched for once, and followed); before it, the last card of a trick most often the
     correct one that leaves the scores closest; any other move as :func:`choose_move` plays."""
-    if line:
-        return line.pop(0)
-    left = sum(hand.bit_count() for hand in deal.hands)
-    if left <= SEARCHED and not deal.trick and rng.random() < STEER_RATE:
+    if aim.line:
+        return aim.line.pop(0)
+    ways = math.prod(math.factorial(hand.bit_count()) for hand in deal.hands)
+    if not aim.searched and not deal.trick and not deal.stock_left and ways <= SEARCHED:
+        aim.searched = True
         found = tie_line(deal)
         if found:
-            line.extend(found[1:])
+            aim.line.extend(found[1:])
             return found[0]
     if deal.trick and len(deal.trick) == deal.players - 1 and rng.random() < STEER_RATE:
         plays = [m for m in deal.legal_moves() if m.kind == PLAY]

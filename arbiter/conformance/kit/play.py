@@ -32,6 +32,7 @@ from arbiter.conformance.kit.checker import GIVE_UP_AFTER
 from arbiter.conformance.kit.dealing import (
     AIMED_GAMES,
     GAME_DEALS,
+    Aim,
     aimed,
     deal_of,
     play_rates,
@@ -211,13 +212,13 @@ class Game:
             )  # fmt: skip
             self.log.begin(raw)
             last: list[Move] = []
-            line: list[Move] = []  # directed play's way to a tie, once found
+            aim = Aim()  # directed play's way to a tie, once found
             while True:
                 yield self.point(position, last)
                 if position.deal.over:
                     break
                 if self.aimed:
-                    move = steered(position.deal, rng, rates, line)
+                    move = steered(position.deal, rng, rates, aim)
                 else:
                     move = choose_move(position.deal, rng, *rates)
                 position.apply(move)
