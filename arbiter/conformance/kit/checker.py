@@ -9,21 +9,19 @@ ruleset.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from functools import cache
 from typing import Any, Final
 
 from arbiter.conformance.kit.capabilities import EVERYTHING, NOTATIONS, Capabilities
 from arbiter.conformance.kit.engines import Engine, Reply, Trouble
 from arbiter.conformance.kit.grading import Grade, Part, Result, judge
 from arbiter.conformance.kit.positions import position_of
-from arbiter.conformance.kit.protocol import PROTOCOL_VERSION, Ask, Vector, dumps
+from arbiter.conformance.kit.protocol import PROTOCOL_VERSION, Ask, Vector
 from arbiter.conformance.kit.sampling import (
     ALLOWED,
     ANSWER,
@@ -58,6 +56,7 @@ class Run:
     caps: Capabilities = EVERYTHING
     #: vectors not asked, by why (a ``kit.untested.*`` key)
     left_out: Counter[str] = field(default_factory=Counter)
+    _causes: dict[int, Signature] = field(default_factory=dict, repr=False)
 
     @property
     def asked(self) -> int:
@@ -102,6 +101,13 @@ class Run:
     def failures(self) -> list[Result]:
         return [r for r in self.results if r.grade is Grade.FAIL]
 
+    def cause(self, result: Result) -> Signature:
+        """A failure's cause (:func:`cause_of`), worked out once."""
+        key = id(result)
+        if key not in self._causes:
+            self._causes[key] = cause_of(result, self.caps)
+        return self._causes[key]
+
     def not_graded(self) -> int:
         """Parts of answers not graded: not declared, or left out of an answer."""
         return sum(g is Grade.NOT_GRADED for r in self.results for g in r.parts.values())
@@ -114,7 +120,7 @@ class Run:
         for r in self.results:
             if r.grade is not Grade.FAIL:
                 continue
-            rule = str(cause_of(r, self.caps))
+            rule = str(self.cause(r))
             if r.vector.ruleset not in where.setdefault(rule, []):
                 where[rule].append(r.vector.ruleset)
             best = worst.get(rule)
@@ -172,17 +178,12 @@ def cause_of(result: Result, caps: Capabilities = EVERYTHING) -> Signature:
     return signature_of(position, asked, said, result.parts, caps.declares)
 
 
-@cache
-def _position_of(text: str) -> Position | None:
+def _position(log: dict[str, Any]) -> Position | None:
     try:
-        match = replay(json.loads(text))
+        match = replay(log)
     except ArbiterError:
         return None
     return match.position() if match.illegal is None and match.deals else None
-
-
-def _position(log: dict[str, Any]) -> Position | None:
-    return _position_of(dumps(log))
 
 
 def left_out_because(vector: Vector, caps: Capabilities) -> str | None:

@@ -91,18 +91,18 @@ def _sides(deal: DealState) -> list[int]:
     return sorted(totals)
 
 
-def tie_line(deal: DealState) -> list[Move] | None:
-    """Correct plays from here to the deal's end that leave two sides tied (depth first, the
-    referee's own order), or None."""
+def tie_line(deal: DealState, rng: random.Random) -> list[Move] | None:
+    """Correct plays from here to the deal's end that leave two sides tied (depth first, in a
+    random order: whichever side takes the last trick), or None."""
     if deal.over:
         sides = _sides(deal)
         return [] if any(a == b for a, b in itertools.pairwise(sides)) else None
-    for move in deal.legal_moves():
-        if move.kind != PLAY:
-            continue
+    plays = [move for move in deal.legal_moves() if move.kind == PLAY]
+    rng.shuffle(plays)
+    for move in plays:
         after = deal.copy()
         after.apply(move, after.events_applied)
-        rest = tie_line(after)
+        rest = tie_line(after, rng)
         if rest is not None:
             return [move, *rest]
     return None
@@ -127,7 +127,7 @@ def steered(
     ways = math.prod(math.factorial(hand.bit_count()) for hand in deal.hands)
     if not aim.searched and not deal.trick and not deal.stock_left and ways <= SEARCHED:
         aim.searched = True
-        found = tie_line(deal)
+        found = tie_line(deal, rng)
         if found:
             aim.line.extend(found[1:])
             return found[0]

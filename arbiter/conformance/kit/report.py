@@ -19,12 +19,11 @@ from typing import Any, Final, TextIO
 
 import arbiter
 from arbiter.conformance.kit.capabilities import (
-    EVERYTHING,
     Capabilities,
     untested,
     untested_fields,
 )
-from arbiter.conformance.kit.checker import GIVE_UP_AFTER, Run, cause_of
+from arbiter.conformance.kit.checker import GIVE_UP_AFTER, Run
 from arbiter.conformance.kit.engines import Trouble
 from arbiter.conformance.kit.grading import Difference, Grade, Part, Result, move_key
 from arbiter.conformance.kit.protocol import KIT_VERSION, Ask, Family, Vector, dumps, family_of
@@ -250,7 +249,7 @@ def _failure_lines(run: Run, lang: Lang) -> list[tuple[str, list[str]]]:
         head = words(
             lang,
             "vector",
-            rule=cause_text(cause_of(result, run.caps), lang),
+            rule=cause_text(run.cause(result), lang),
             rulesets=", ".join(rulesets),
             id=v.id,
             events=v.events,
@@ -377,16 +376,14 @@ def _counts(counts: Counter[Grade]) -> dict[str, int]:
     return {grade.value: counts[grade] for grade in Grade}
 
 
-def result_json(
-    result: Result, lang: Lang, protocol: int, caps: Capabilities = EVERYTHING
-) -> dict[str, Any]:
+def result_json(result: Result, lang: Lang, protocol: int, cause: Signature) -> dict[str, Any]:
     """One failing vector as the JSON report lists it."""
     from arbiter.conformance.kit.checker import question_of
 
     v = result.vector
     return {
         "rule": v.rule,
-        "cause": str(cause_of(result, caps)),
+        "cause": str(cause),
         "id": v.id,
         "ruleset": v.ruleset,
         "events": v.events,
@@ -409,7 +406,7 @@ def report(run: Run, lang: Lang) -> dict[str, Any]:
     for (rule, ruleset), counts in run.by_cell().items():
         rules.setdefault(rule, {})[ruleset] = _counts(counts)
     smallest = {
-        str(cause_of(result, run.caps)): {"id": result.vector.id, "rulesets": rulesets}
+        str(run.cause(result)): {"id": result.vector.id, "rulesets": rulesets}
         for result, rulesets in run.smallest_failures()
     }
     troubles: Counter[Trouble] = run.troubles()
@@ -427,7 +424,7 @@ def report(run: Run, lang: Lang) -> dict[str, Any]:
         "rules": rules,
         "grades": {part.value: _counts(c) for part, c in run.by_part().items()},
         "smallest_failures": smallest,
-        "failures": [result_json(r, lang, run.protocol, run.caps) for r in run.failures()],
+        "failures": [result_json(r, lang, run.protocol, run.cause(r)) for r in run.failures()],
         **untested_json(run.caps, run.left_out, run.not_graded()),
     }
 
