@@ -84,7 +84,7 @@ def engine_script(tmp_path: Path, body: str) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("protocol", ["1", "2"])
+@pytest.mark.parametrize("protocol", ["1", "2", "3"])
 def test_the_shipped_adapter_passes_every_published_vector(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], protocol: str
 ) -> None:
