@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arbiter.cli import main
 from arbiter.conformance.kit.capabilities import (
@@ -154,6 +156,38 @@ def test_partial_answers_are_not_graded_and_never_fail(published: list[Vector]) 
         assert graded.grade is Grade.PASS and graded.parts[part] is Grade.NOT_GRADED
     wrong = {"verdict": "renuncio", "obligation": "nothing"}
     assert judge(renuncio, Reply(answer=wrong)).parts[Part.LABEL] is Grade.FAIL
+
+
+_VERDICTS = [v for v in load(PUBLISHED) if v.ask is Ask.VERDICT and "verdict" in v.expect]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    vector=st.sampled_from(_VERDICTS),
+    left_out=st.sets(st.sampled_from(["obligation", "code", "outcome"])),
+    null=st.booleans(),
+    blocks=st.booleans(),
+)
+def test_a_part_left_out_is_never_a_failure(
+    vector: Vector, left_out: set[str], null: bool, blocks: bool
+) -> None:
+    """The referee's own answer with any of its optional parts left out (or null) is never a
+    failure: each part left out is not graded, every other one passes."""
+    said = {k: v for k, v in vector.expect.items() if k != "move"}
+    if blocks and said["verdict"] == "renuncio":
+        said = {"verdict": "illegal"}
+    for name in left_out & set(said):
+        if null:
+            said[name] = None
+        else:
+            del said[name]
+    caps = Capabilities(renuncio="blocks") if blocks else EVERYTHING
+    graded = judge(vector, Reply(answer=said), caps)
+    assert graded.grade is Grade.PASS
+    assert Grade.FAIL not in graded.parts.values()
+    for name, part in (("outcome", Part.OUTCOME), ("obligation", Part.LABEL), ("code", Part.LABEL)):
+        if name in left_out and name in vector.expect and part in graded.parts:
+            assert graded.parts[part] is Grade.NOT_GRADED
 
 
 def test_null_legal_moves_are_answered_null_and_a_list_a_list(published: list[Vector]) -> None:
