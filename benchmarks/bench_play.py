@@ -2,15 +2,16 @@
 
 Run ``.venv/bin/python benchmarks/bench_play.py`` (``--games 40 --rounds 3`` for a quick look,
 ``--json FILE`` to keep the figures). Each round plays the same games (the same seed) against
-``conformance/adapter.py`` run as a command (protocol 2: the adapter answers from the
-position), twice: as shipped, with the next position's questions sent before the answers of
-the last are read (``pipelined``), and with each position's answers read before the next is
-prepared (``serial``); the two are timed one right after the other, in reverse order every
-other round (``harness.interleave``). Reported: positions asked per second of each (the
-median round, with its range and interquartile range), the per-round ratio of the two, and the
-CPU time each side spends per position (the checker's threads, the adapter's process): on a
-loaded machine the rate falls, the CPU per position much less. The checker and the adapter run
-the same build of the engine (compiled or pure, said first).
+``conformance/adapter.py`` run as a command (protocol 3: asked its capabilities first, then
+answering from the position; the speed counted from its first answer), twice: as shipped,
+with the next position's questions sent before the answers of the last are read
+(``pipelined``), and with each position's answers read before the next is prepared
+(``serial``); the two are timed one right after the other, in reverse order every other round
+(``harness.interleave``). Reported: positions asked per second of each (the median round, with
+its range and interquartile range), the per-round ratio of the two, and the CPU time each side
+spends per position (the checker's threads, the adapter's process): on a loaded machine the
+rate falls, the CPU per position much less. The checker and the adapter run the same build of
+the engine (compiled or pure, said first).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from harness import ROOT, interleave
 
 import arbiter
 from arbiter.conformance.kit import play as playing
+from arbiter.conformance.kit.capabilities import ask
 from arbiter.conformance.kit.engines import CommandEngine
 from arbiter.conformance.kit.play import Plan, PlayRun
 
@@ -57,7 +59,9 @@ def side(games: int, seed: int, ahead: int) -> Any:
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = time.process_time()
         try:
-            played = playing.play(CommandEngine(ADAPTER, 30), Plan(games=games, seed=seed))
+            engine = CommandEngine(ADAPTER, 30)
+            plan = Plan(games=games, seed=seed, caps=ask(engine))
+            played = playing.play(engine, plan)
         finally:
             playing.AHEAD = 1
         after = resource.getrusage(resource.RUSAGE_CHILDREN)

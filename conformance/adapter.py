@@ -3,9 +3,9 @@
     arbiter conformance check --cmd "python conformance/adapter.py"
     arbiter conformance play --cmd "python conformance/adapter.py"
 
-One question per line on standard input, one answer per line on standard output. A question of
-protocol 2 carries the position its log leads to: an engine answers from it alone, without
-replaying the log. The calls marked ENGINE are where yours goes; here they are this project's
+One question per line on standard input, one answer per line on standard output. The first asks
+what the engine does (its capabilities: the kit asks and grades only that); the others carry the
+position their log leads to: an engine answers from it alone, without replaying the log. The calls marked ENGINE are where yours goes; here they are this project's
 engine, set to the position.
 """
 
@@ -18,6 +18,11 @@ from arbiter.conformance import Judge, position_of_log, refusal, replay_fields
 from arbiter.engine.errors import ArbiterError
 
 
+# ENGINE: what your engine does (docs/conformance.md, "Capabilities"); this one does it all
+CAPABILITIES = {"rulesets": ["tute-2p", "tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde"],
+                "notations": ["spanish", "french"], "options": "any", "renuncio": "flags",
+                "obligations": True, "illegal_codes": True, "declarations": "moves",
+                "outcomes": True, "replay": True}  # fmt: skip
 _last: dict[str, Any] = {"position": None}  # the last position, and the engine set to it
 
 
@@ -46,6 +51,8 @@ def replay(log: dict[str, Any]) -> dict[str, Any]:
 
 def answer(question: dict[str, Any]) -> dict[str, Any]:
     try:
+        if question["ask"] == "capabilities":
+            return {"capabilities": CAPABILITIES}
         if question["ask"] == "replay":
             return replay(question["log"])
         # protocol 1 carries no position, nor does a log the referee refuses: read the log

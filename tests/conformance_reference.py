@@ -14,7 +14,12 @@ and, with ``--break RULE``, the same engine with one rule of docs/rules.md delib
 - ``cante-before-draw``: tute-2p's cante judged on the hand before the draw (a pair the draw
   completes cannot be sung);
 - ``lead-no-trump``: too strict — no trump may be led while the leader holds another suit;
-- ``omit-a-move``: the last of the legal moves is left out.
+- ``omit-a-move``: the last of the legal moves is left out;
+- ``tie-0-2``: a tied tute-4p deal is given to seats 0 and 2, whoever took the last trick;
+- ``no-tute``: a tute is never offered (always ``tute_not_held``);
+- ``free-discard``: a player void in the suit led who cannot overtrump may play any card;
+- ``cante-anyone``: a cante is accepted from a player who is not on lead (who did not win
+  the last trick), whatever the pair.
 
 ``--asks legal_moves,verdict`` answers only those (``unsupported`` to the others), as an engine
 without full-log adjudication does.
@@ -99,6 +104,10 @@ def _broken_illegal(rule: str) -> Any:
             return "cante_already_declared" if any(c[0] in side for c in self.cantes) else None
         if rule == "exchange-two" and kind == "exchange" and why == "seven_not_held":
             return None if (2, self.trump) in self.hands[seat] else why
+        if rule == "no-tute" and kind == "tute" and why is None:
+            return "tute_not_held"
+        if rule == "cante-anyone" and kind == "sing" and why == "not_on_lead":
+            return None
         if rule == "cante-before-draw" and kind == "sing" and why is None:
             pair = {(reference.KING, arg), (reference.HORSE, arg)}
             return "pair_not_held" if pair & _drawn_last(self, seat) else None
@@ -115,10 +124,32 @@ def _lead_no_trump(self: Any, seat: int) -> set[Any]:
     return others or plays
 
 
+def _tie_to_0_2(
+    name: str, n: int, opts: dict[str, Any], totals: list[int], won: list[int], *rest: Any
+) -> dict[str, Any]:
+    decided = _outcome(name, n, opts, totals, won, *rest)
+    if name == "tute-4p" and decided["reason"] in ("last_trick", "tie"):
+        return {"winners": [0, 2], "losers": [1, 3], "reason": decided["reason"]}
+    return decided
+
+
+def _free_discard(
+    hand: set[Any], trick: list[Any], trump: str | None, relieved: bool = False, *_: Any
+) -> set[Any]:
+    return _correct_plays(hand, trick, trump, relieved, False)
+
+
 #: The rules broken by changing the answers rather than the reference (``omit-a-move``).
 ANSWERS_BROKEN: set[str] = set()
 #: The rules broken in Position.illegal.
-_DECLARATIONS = ("tute-after-trick", "cante-per-side", "exchange-two", "cante-before-draw")
+_DECLARATIONS = (
+    "tute-after-trick",
+    "cante-per-side",
+    "exchange-two",
+    "cante-before-draw",
+    "no-tute",
+    "cante-anyone",
+)
 
 
 def breaking(rule: str) -> None:
@@ -133,6 +164,10 @@ def breaking(rule: str) -> None:
         )
     elif rule == "over-100":
         reference.outcome = _no_over_100
+    elif rule == "tie-0-2":
+        reference.outcome = _tie_to_0_2
+    elif rule == "free-discard":
+        reference.correct_plays = _free_discard
     elif rule == "montar-trumped":
         reference.correct_plays = _montar_when_trumped
     elif rule in _DECLARATIONS:

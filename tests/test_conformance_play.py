@@ -19,7 +19,7 @@ from arbiter.cli import main
 from arbiter.conformance.kit.engines import Encoded, Reply, Sent
 from arbiter.conformance.kit.play import Plan, play
 from arbiter.conformance.kit.positions import position_of
-from arbiter.conformance.kit.protocol import Ask, dumps
+from arbiter.conformance.kit.protocol import PROTOCOL_VERSION, Ask, dumps
 from arbiter.conformance.kit.referee_answers import referee_answer
 from arbiter.conformance.kit.vector_files import load
 from tests.api_support import ROOT
@@ -89,7 +89,7 @@ def test_each_question_is_the_documented_fields_with_the_logs_position() -> None
     for question in engine.questions:
         fields = QUESTION_FIELDS | ({"move"} if question["ask"] == "verdict" else set())
         assert set(question) == fields
-        assert question["protocol"] == 2
+        assert question["protocol"] == PROTOCOL_VERSION
         assert question["position"] == position_of(question["log"])
     engine = Referee()
     play(engine, Plan(games=2, seed=6, protocol=1))
@@ -131,14 +131,14 @@ def test_a_run_is_the_same_for_the_same_seed() -> None:
     assert (other.positions, other.questions) != (runs[0].positions, runs[0].questions)
 
 
-#: An engine with one rule wrong, the ruleset it is played in, and the rule its first
-#: disagreement names.
+#: An engine with one rule wrong, the ruleset it is played in, and the subject of the cause
+#: its first disagreement names.
 BUGS = [
-    ("montar-trumped", "tute-4p", "obligation:montar"),
-    ("tute-after-trick", "tute-3p", "declaration:tute"),
-    ("cante-per-side", "tute-4p", "declaration:sing"),
-    ("exchange-two", "tute-2p", "illegal:seven_not_held"),
-    ("cante-before-draw", "tute-2p", "declaration:sing"),
+    ("montar-trumped", "tute-4p", "montar"),
+    ("tute-after-trick", "tute-3p", "tute"),
+    ("cante-per-side", "tute-4p", "sing"),
+    ("exchange-two", "tute-2p", "seven_not_held"),
+    ("cante-before-draw", "tute-2p", "sing"),
 ]
 
 
@@ -153,7 +153,7 @@ def test_an_engine_with_a_rule_wrong_is_found_within_200_games(
                             "--rulesets", ruleset, "--out", str(out))  # fmt: skip
     assert status == 1
     (found,) = report["findings"]
-    assert found["game"] < 200 and found["signature"]["rule"] == rule
+    assert found["game"] < 200 and found["signature"]["subject"] == rule
     vector = found["vector"]
     seen = found["first_seen"]["log"]["deals"]
     events = sum(len(d["events"]) for d in vector["log"]["deals"])

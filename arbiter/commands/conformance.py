@@ -32,6 +32,7 @@ from arbiter.commands.console import (
 from arbiter.i18n import Lang
 
 if TYPE_CHECKING:
+    from arbiter.conformance.kit.capabilities import Capabilities
     from arbiter.conformance.kit.engines import CommandEngine, HttpEngine
 
 ASKS = ("legal_moves", "verdict", "replay")
@@ -102,7 +103,12 @@ def _engine_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--api-key", help="sent as X-API-Key to a service that needs one")
     parser.add_argument(
-        "--protocol", type=int, choices=(1, 2), default=2, help="questions' version (default: 2)"
+        "--protocol", type=int, choices=(1, 2, 3), default=3, help="questions' version (default: 3)"
+    )
+    parser.add_argument(
+        "--capabilities",
+        metavar="JSON|FILE",
+        help="the engine's capabilities, or some of them over its own (a JSON object or a file)",
     )
     parser.add_argument("--plain", action="store_true", help="plain text even with rich")
 
@@ -124,8 +130,10 @@ def run_check(args: argparse.Namespace) -> ExitStatus:
         raise CommandError(words(lang, "conformance.no_match"))
     if args.json_file:
         check_folder(args.json_file, lang)
+    overrides = _overrides(args)
     with _engine(args, lang) as engine:
-        result = check(vectors, engine, protocol=args.protocol)
+        caps, protocol = _capabilities(engine, args.protocol, overrides)
+        result = check(vectors, engine, protocol=protocol, caps=caps)
     if args.json_file:
         try:
             write_json(result, args.json_file, lang)
@@ -145,25 +153,32 @@ def run_play(args: argparse.Namespace) -> ExitStatus:
     from arbiter.engine.rulesets import RULESETS
 
     lang: Lang = args.lang
-    rulesets = tuple(args.rulesets or RULESETS)
-    unknown = [r for r in rulesets if r not in RULESETS]
+    unknown = [r for r in args.rulesets or () if r not in RULESETS]
     if unknown:
         raise CommandError(f"unknown ruleset {unknown[0]!r}; known: {', '.join(RULESETS)}")
     for path in (args.json_file, args.out):  # the folder they go in must be there
         if path:
             check_folder(path, lang)
-    plan = Plan(
-        games=args.games,
-        seed=args.seed,
-        rulesets=rulesets,
-        options_random=args.options_random,
-        keep_going=args.keep_going,
-        seconds=args.seconds,
-        protocol=args.protocol,
-        asks=tuple(Ask(a) for a in args.asks or ("legal_moves", "verdict")),
-    )
-    with _engine(args, lang) as engine, _progress(plan.games) as progress:
-        result = play(engine, plan, progress)
+    overrides = _overrides(args)
+    with _engine(args, lang) as engine:
+        caps, protocol = _capabilities(engine, args.protocol, overrides)
+        # sized to the engine: only what it declares, unless asked for less
+        rulesets = tuple(r for r in args.rulesets or caps.rulesets if r in caps.rulesets)
+        if not rulesets:
+            raise CommandError(kit(lang, "play.no_ruleset"))
+        plan = Plan(
+            games=args.games,
+            seed=args.seed,
+            rulesets=rulesets,
+            options_random=args.options_random and caps.options == "any",
+            keep_going=args.keep_going,
+            seconds=args.seconds,
+            protocol=protocol,
+            asks=tuple(Ask(a) for a in args.asks or ("legal_moves", "verdict")),
+            caps=caps,
+        )
+        with _progress(plan.games) as progress:
+            result = play(engine, plan, progress)
     try:
         if args.json_file:
             write_play_json(result, args.json_file, lang)
@@ -178,6 +193,40 @@ def run_play(args: argparse.Namespace) -> ExitStatus:
         if args.out and result.findings:
             print(kit(lang, "play.written", count=len(result.findings), path=args.out))
     return ExitStatus.FAILED if result.failed else ExitStatus.OK
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``--capabilities``, read and checked before the engine is started."""
+    from arbiter.conformance.kit.capabilities import CapabilityError, parse
+
+    if args.capabilities is None:
+        return None
+    try:
+        return parse(args.capabilities)
+    except CapabilityError as err:
+        raise CommandError(str(err)) from None
+
+
+def _capabilities(
+    engine: CommandEngine | HttpEngine, protocol: int, overrides: dict[str, Any] | None
+) -> tuple[Capabilities, int]:
+    """The engine's capabilities and the protocol its questions are asked in: protocol 3
+    asks the engine first; one that declares none is asked as protocol 2 (its restart after
+    a question it could not read is none of the run's)."""
+    from arbiter.conformance.kit.capabilities import EVERYTHING, CapabilityError, ask
+
+    caps = EVERYTHING
+    try:
+        if protocol >= 3:
+            restarts = engine.restarts
+            declared = ask(engine)
+            engine.restarts = restarts
+            caps, protocol = (declared, protocol) if declared.declared else (caps, 2)
+        if overrides:
+            caps = caps.with_values(overrides)
+    except CapabilityError as err:
+        raise CommandError(f"{engine.name}: {err}") from None
+    return caps, protocol
 
 
 @contextmanager

@@ -9,17 +9,22 @@ declaration now and then, sometimes any card of the hand.
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, Final, NamedTuple
 
 from arbiter.conformance.kit.protocol import NAMES
-from arbiter.engine.cards import HORSE, KING, Suit, cards_of, make_card, pack_mask
+from arbiter.engine.cards import HORSE, KING, POINTS, Card, Suit, cards_of, make_card, pack_mask
 from arbiter.engine.log import Header, parse_header
+from arbiter.engine.moves import PLAY, Move
+from arbiter.engine.obligations import beats
 from arbiter.engine.rulesets import RULESETS, CanteStyle, OptionSpec
 from arbiter.engine.setup import deal_json
-from arbiter.simulate import random_deal_cards
+from arbiter.engine.state import LAST_TRICK_BONUS, DealState
+from arbiter.simulate import choose_move, random_deal_cards
 
 #: How many deals a game may hold (the match may end sooner): mostly one.
 GAME_DEALS: Final = (1, 1, 1, 2, 3)
@@ -29,6 +34,108 @@ DECLARE_RATE: Final = 0.5
 TUTE_RATE: Final = 0.3
 #: How often a deal gives one seat a tute, or two pairs (which random deals rarely do).
 RICH_DEALS: Final = 0.3
+
+
+def play_rates(blocks: bool, declarations: str) -> tuple[float, float, float]:
+    """How the referee plays on against an engine (:func:`arbiter.simulate.choose_move`'s
+    rates): no renuncio at a table that blocks them — every position asked is one it can
+    reach — and no declaration for an engine without any."""
+    renuncio = 0.0 if blocks else RENUNCIO_RATE
+    if declarations == "none":
+        return renuncio, 0.0, 0.0
+    return renuncio, DECLARE_RATE, TUTE_RATE
+
+
+#: Directed play: the share of games that steer toward a tie, and how often such a game's last
+#: card of a trick is the one that leaves the scores closest.
+AIMED_GAMES: Final = 0.85
+STEER_RATE: Final = 0.9
+#: Options that decide rare situations, set in aimed games of an engine that plays any options
+#: (each at random among its values): a tie left unbroken, partner relief by a trump.
+AIMED_OPTIONS: Final = {"tie_break": ("last_trick", "none"), "partner_relief": (True, False)}
+
+
+def aimed(setting: Setting, rng: random.Random) -> Setting:
+    """The table of a game aimed at ties, with the options that decide the rare situations."""
+    specs = {spec.name for spec in RULESETS[setting.ruleset].option_specs}
+    options = dict(setting.options)
+    for name, values in AIMED_OPTIONS.items():
+        if name in specs:
+            options[name] = rng.choice(values)
+    return setting._replace(options=options)
+
+
+def _gap_after(deal: DealState, card: Card) -> int:
+    """How far apart the two closest sides stand once ``card`` ends the trick."""
+    seat = deal.turn
+    winner = seat if beats(card, deal.win_card, deal.trump) else deal.win_seat
+    points = POINTS[card] + sum(POINTS[c] for _, c in deal.trick)
+    if deal.trick_no == deal.total_tricks - 1:
+        points += LAST_TRICK_BONUS
+    totals = [deal.card_points[s] + deal.cante_points[s] for s in range(deal.players)]
+    totals[winner] += points
+    pairs = deal.ruleset.pairs
+    sides = sorted([totals[0] + totals[2], totals[1] + totals[3]] if pairs else totals)
+    return min(b - a for a, b in itertools.pairwise(sides))
+
+
+#: The most ways to play the rest of a deal (each hand's size, factorial, multiplied) from
+#: which an aimed game looks, once a deal, for a way to a tie to the end.
+SEARCHED: Final = 600
+
+
+def _sides(deal: DealState) -> list[int]:
+    totals = deal.totals()
+    if deal.ruleset.pairs:
+        return sorted([totals[0] + totals[2], totals[1] + totals[3]])
+    return sorted(totals)
+
+
+def tie_line(deal: DealState, rng: random.Random) -> list[Move] | None:
+    """Correct plays from here to the deal's end that leave two sides tied (depth first, in a
+    random order: whichever side takes the last trick), or None."""
+    if deal.over:
+        sides = _sides(deal)
+        return [] if any(a == b for a, b in itertools.pairwise(sides)) else None
+    plays = [move for move in deal.legal_moves() if move.kind == PLAY]
+    rng.shuffle(plays)
+    for move in plays:
+        after = deal.copy()
+        after.apply(move, after.events_applied)
+        rest = tie_line(after, rng)
+        if rest is not None:
+            return [move, *rest]
+    return None
+
+
+class Aim:
+    """Directed play's state in a deal: the way to a tie once searched for (and found)."""
+
+    def __init__(self) -> None:
+        self.searched = False
+        self.line: list[Move] = []
+
+
+def steered(
+    deal: DealState, rng: random.Random, rates: tuple[float, float, float], aim: Aim
+) -> Move:
+    """The referee's move in a game aimed at ties: near the end, the next move of a way to a
+    tie (searched for once, and followed); before it, the last card of a trick most often the
+    correct one that leaves the scores closest; any other move as :func:`choose_move` plays."""
+    if aim.line:
+        return aim.line.pop(0)
+    ways = math.prod(math.factorial(hand.bit_count()) for hand in deal.hands)
+    if not aim.searched and not deal.trick and not deal.stock_left and ways <= SEARCHED:
+        aim.searched = True
+        found = tie_line(deal, rng)
+        if found:
+            aim.line.extend(found[1:])
+            return found[0]
+    if deal.trick and len(deal.trick) == deal.players - 1 and rng.random() < STEER_RATE:
+        plays = [m for m in deal.legal_moves() if m.kind == PLAY]
+        if plays:
+            return min(plays, key=lambda m: (_gap_after(deal, m.card), rng.random()))
+    return choose_move(deal, rng, *rates)
 
 
 class Setting(NamedTuple):

@@ -537,6 +537,8 @@ class HttpEngine:
 
     def ask(self, question: Question) -> Reply:
         question = _fields(question)
+        if question["ask"] not in tuple(Ask):  # the capabilities: docs/api.md has none
+            return Reply(answer={"id": question["id"], "unsupported": True})
         ask = Ask(question["ask"])
         body = dict(question["log"])
         if ask is Ask.VERDICT:

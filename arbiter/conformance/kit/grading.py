@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
+from arbiter.conformance.kit.capabilities import EVERYTHING, Capabilities
 from arbiter.conformance.kit.engines import Reply, Trouble
 from arbiter.conformance.kit.protocol import Vector, dumps
 from arbiter.engine.cards import format_suit, parse_suit
@@ -33,6 +34,8 @@ class Grade(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     UNSUPPORTED = "unsupported"
+    #: a part the engine does not declare, or left out of its answer: counted apart
+    NOT_GRADED = "not_graded"
 
 
 class Part(StrEnum):
@@ -144,68 +147,103 @@ def _declarations(moves: list[Any]) -> list[str]:
 
 
 Graded = tuple[dict[Part, Grade], Difference | None]
+#: A part's check: its difference (None: it agrees), or :data:`UNGRADED`.
+Check = tuple[Part, Difference | str | None]
+UNGRADED: Final = "not graded"
 
 
-def _grades(checks: list[tuple[Part, Difference | None]]) -> Graded:
+def _grades(checks: list[Check]) -> Graded:
     """Each part's grade, and the first difference found."""
-    parts = {part: Grade.PASS if found is None else Grade.FAIL for part, found in checks}
-    return parts, next((found for _, found in checks if found is not None), None)
+    parts = {
+        part: Grade.NOT_GRADED if found == UNGRADED else Grade.PASS if found is None else Grade.FAIL
+        for part, found in checks
+    }
+    first = next((f for _, f in checks if isinstance(f, Difference)), None)
+    return parts, first
 
 
-def _legal_moves(expected: list[Any] | None, said: Mapping[str, Any]) -> Graded:
+def _legal_moves(expected: list[Any] | None, said: Mapping[str, Any], caps: Capabilities) -> Graded:
     moves = said.get("legal_moves", MISSING)
+    declarations: Difference | str | None
     if moves == expected:  # the referee's own order and codes: no need to normalise
-        return {Part.PLAYS: Grade.PASS, Part.DECLARATIONS: Grade.PASS}, None
-    wrong = Difference("legal_moves", expected, moves)
-    if expected is None or not isinstance(moves, list):
-        found = None if moves is None and expected is None else wrong
-        return _grades([(Part.PLAYS, found), (Part.DECLARATIONS, found)])
-    return _grades(
-        [
-            (Part.PLAYS, None if _plays(moves) == _plays(expected) else wrong),
-            (Part.DECLARATIONS, None if _declarations(moves) == _declarations(expected) else wrong),
-        ]
-    )
+        plays = declarations = None
+    elif expected is None or not isinstance(moves, list):
+        # null (the deal or the match is over) is answered null, and a list a list
+        plays = declarations = Difference("legal_moves", expected, moves)
+    else:
+        wrong = Difference("legal_moves", expected, moves)
+        plays = None if _plays(moves) == _plays(expected) else wrong
+        declarations = None if _declarations(moves) == _declarations(expected) else wrong
+    if not caps.declares:
+        declarations = UNGRADED  # the engine's declarations are no moves it lists
+    return _grades([(Part.PLAYS, plays), (Part.DECLARATIONS, declarations)])
 
 
 #: The field that labels each verdict that has a label.
 LABELS: Final = {"renuncio": "obligation", "illegal": "code"}
 
 
-def _verdict(expect: Mapping[str, Any], said: Mapping[str, Any]) -> Graded:
-    checks = [(Part.KIND, difference({"verdict": expect["verdict"]}, said))]
-    label = LABELS.get(expect["verdict"])
-    if label is not None:
-        found = checks[0][1] or difference({label: expect[label]}, said)
-        checks.append((Part.LABEL, found))
+def _label(expect: Mapping[str, Any], said: Mapping[str, Any], caps: Capabilities) -> Any:
+    """The label's check: not graded when the engine does not name it (by its capabilities,
+    or by leaving it out of this answer)."""
+    wanted = expect["verdict"]
+    label = LABELS[wanted]
+    if wanted == "renuncio" and (caps.blocks or not caps.obligations):
+        return UNGRADED
+    if wanted == "illegal" and not caps.illegal_codes:
+        return UNGRADED
+    if said.get(label) is None:
+        return UNGRADED  # a partial answer
+    return difference({label: expect[label]}, said)
+
+
+def _verdict(expect: Mapping[str, Any], said: Mapping[str, Any], caps: Capabilities) -> Graded:
+    wanted = expect["verdict"]
+    # a table that blocks renuncios refuses them: any refusal, with or without its code
+    kind = "illegal" if caps.blocks and wanted == "renuncio" else wanted
+    checks: list[Check] = [(Part.KIND, difference({"verdict": kind}, said))]
+    if wanted in LABELS:
+        checks.append((Part.LABEL, checks[0][1] or _label(expect, said, caps)))
     if "outcome" in expect:
-        checks.append((Part.OUTCOME, difference({"outcome": expect["outcome"]}, said)))
+        unasked = not caps.outcomes or (caps.blocks and wanted == "renuncio")
+        if unasked or said.get("outcome") is None:
+            checks.append((Part.OUTCOME, UNGRADED))
+        else:
+            checks.append((Part.OUTCOME, difference({"outcome": expect["outcome"]}, said)))
     return _grades(checks)
 
 
-def _compare(expect: Mapping[str, Any], said: Mapping[str, Any]) -> Graded:
+def _compare(expect: Mapping[str, Any], said: Mapping[str, Any], caps: Capabilities) -> Graded:
     if "error" in expect:
         found = None if "error" in said else Difference("error", expect["error"], _summary(said))
         return _grades([(Part.REFUSAL, found)])
     if "legal_moves" in expect:
-        return _legal_moves(expect["legal_moves"], said)
+        return _legal_moves(expect["legal_moves"], said, caps)
     if "verdict" in expect:
-        return _verdict(expect, said)
+        return _verdict(expect, said, caps)
     found = difference(expect["replay"], said.get("replay", MISSING), "replay")
     return _grades([(Part.REPLAY, found)])
 
 
 def parts_of(expect: Mapping[str, Any]) -> tuple[Part, ...]:
     """The parts an answer to this ``expect`` is graded in."""
-    return tuple(_compare(expect, {})[0])
+    return tuple(_compare(expect, {}, EVERYTHING)[0])
 
 
 def _summary(said: Mapping[str, Any]) -> Any:
     return {k: v for k, v in said.items() if k != "id"}
 
 
-def judge(vector: Vector, reply: Reply) -> Result:
-    """The grade of one answer, part by part."""
+def overall(parts: Mapping[Part, Grade]) -> Grade:
+    """An answer's grade: failed if a part failed, passed if one passed, else not graded."""
+    for grade in (Grade.FAIL, Grade.PASS):
+        if grade in parts.values():
+            return grade
+    return Grade.NOT_GRADED
+
+
+def judge(vector: Vector, reply: Reply, caps: Capabilities = EVERYTHING) -> Result:
+    """The grade of one answer, part by part, of the parts ``caps`` says the engine gives."""
     if reply.answer is None:
         failed = dict.fromkeys(parts_of(vector.expect), Grade.FAIL)
         return Result(vector, Grade.FAIL, trouble=reply.trouble, detail=reply.detail, parts=failed)
@@ -213,6 +251,5 @@ def judge(vector: Vector, reply: Reply) -> Result:
     if said.get("unsupported") is True:
         unsupported = dict.fromkeys(parts_of(vector.expect), Grade.UNSUPPORTED)
         return Result(vector, Grade.UNSUPPORTED, said, parts=unsupported)
-    parts, found = _compare(vector.expect, said)
-    grade = Grade.FAIL if Grade.FAIL in parts.values() else Grade.PASS
-    return Result(vector, grade, said, found, parts=parts)
+    parts, found = _compare(vector.expect, said, caps)
+    return Result(vector, overall(parts), said, found, parts=parts)

@@ -27,14 +27,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
+from arbiter.conformance.kit.capabilities import EVERYTHING, Capabilities
 from arbiter.conformance.kit.checker import GIVE_UP_AFTER
 from arbiter.conformance.kit.dealing import (
-    DECLARE_RATE,
+    AIMED_GAMES,
     GAME_DEALS,
-    RENUNCIO_RATE,
-    TUTE_RATE,
+    Aim,
+    aimed,
     deal_of,
+    play_rates,
     setting_of,
+    steered,
 )
 from arbiter.conformance.kit.engines import Encoded, Engine, Reply, Sent, Trouble
 from arbiter.conformance.kit.grading import Grade, Result
@@ -48,7 +51,8 @@ from arbiter.conformance.kit.sampling import (
     questions_at,
     signature_of,
 )
-from arbiter.conformance.kit.shrink import Case, shrink
+from arbiter.conformance.kit.shrink import Case, Smallest, shrink
+from arbiter.conformance.kit.situations import situations_at, situations_of
 from arbiter.engine.log import first_dealer, parse_deal
 from arbiter.engine.moves import Move
 from arbiter.engine.position import Position
@@ -72,6 +76,8 @@ class Plan:
     seconds: float | None = None
     protocol: int = PROTOCOL_VERSION
     asks: tuple[Ask, ...] = (Ask.LEGAL_MOVES, Ask.VERDICT)
+    #: what the engine declares: what is played, asked and graded
+    caps: Capabilities = EVERYTHING
 
 
 @dataclass
@@ -81,11 +87,16 @@ class Finding:
     signature: Signature
     found: Vector
     vector: Vector
-    said: dict[str, Any] | None
+    said: dict[str, Any]
     result: Result
     game: int
     trouble: Trouble | None = None
     detail: str = ""
+
+    @property
+    def ratio(self) -> float:
+        """The reproducer's events over the events of the case first found (1: not shrunk)."""
+        return self.vector.events / self.found.events if self.found.events else 1.0
 
 
 @dataclass
@@ -98,9 +109,15 @@ class PlayRun:
     positions: int = 0
     questions: int = 0
     unsupported: int = 0
+    #: parts of answers not graded: not declared, or left out of an answer
+    not_graded: int = 0
     elapsed: float = 0.0
+    #: seconds from the first answer to the last (what the speed is counted over)
+    answering: float = 0.0
     findings: list[Finding] = field(default_factory=list)
     troubles: Counter[Trouble] = field(default_factory=Counter)
+    #: per situation (:data:`~arbiter.conformance.kit.situations.SITUATIONS`): (asked, agreed)
+    coverage: dict[str, tuple[int, int]] = field(default_factory=dict)
     restarts: int = 0
     gave_up: bool = False
 
@@ -110,8 +127,8 @@ class PlayRun:
 
     @property
     def speed(self) -> float:
-        """Positions asked per second."""
-        return self.positions / self.elapsed if self.elapsed > 0 else 0.0
+        """Positions asked per second, counted from the first answer (not the engine's start)."""
+        return (self.positions - 1) / self.answering if self.answering > 0 else 0.0
 
 
 # --- a game ---------------------------------------------------------------------------------------
@@ -158,6 +175,8 @@ class Point(NamedTuple):
     encoded: list[Encoded]
     deal: int
     events: int
+    #: the situations each question meets
+    situations: list[tuple[str, ...]]
 
 
 class Game:
@@ -168,6 +187,11 @@ class Game:
         self.number = number
         self.rng = random.Random(f"{plan.seed}/{number}")
         self.setting = setting_of(plan.rulesets, plan.options_random, self.rng)
+        #: directed play: half the games steer toward ties (and, when the engine plays any
+        #: options, set those that decide rare situations)
+        self.aimed = self.rng.random() < AIMED_GAMES
+        if self.aimed and plan.caps.options == "any":
+            self.setting = aimed(self.setting, self.rng)
         self.header = self.setting.header()
         self.log = LogText(self.setting)
         self.asked = 0
@@ -176,6 +200,7 @@ class Game:
         """Every position of the game (the deals one after another, until the match ends),
         with its questions; the game goes on as the caller asks for the next."""
         rng, setting = self.rng, self.setting
+        rates = play_rates(self.plan.caps.blocks, self.plan.caps.declarations)
         n = setting.players
         position: Position | None = None
         dealer = first_dealer(self.header)
@@ -187,11 +212,15 @@ class Game:
             )  # fmt: skip
             self.log.begin(raw)
             last: list[Move] = []
+            aim = Aim()  # directed play's way to a tie, once found
             while True:
                 yield self.point(position, last)
                 if position.deal.over:
                     break
-                move = choose_move(position.deal, rng, RENUNCIO_RATE, DECLARE_RATE, TUTE_RATE)
+                if self.aimed:
+                    move = steered(position.deal, rng, rates, aim)
+                else:
+                    move = choose_move(position.deal, rng, *rates)
                 position.apply(move)
                 last.append(move)
                 self.log.append(move.to_json(self.header.notation))
@@ -200,23 +229,27 @@ class Game:
             dealer = next_dealer(dealer, n)
 
     def point(self, position: Position, last: Sequence[Move]) -> Point:
-        asked = questions_at(position, self.rng, self.plan.asks, last)
+        asked = questions_at(position, self.rng, self.plan.asks, last, self.plan.caps)
         log_text = self.log.text()
         position_text = dumps(position_json(position)) if self.plan.protocol >= 2 else None
-        notation = self.header.notation
         deal = len(self.log.deals) - 1
         encoded = []
         for one in asked:
             self.asked += 1
             qid = f"{self.number}/{deal}/{self.asked}"
-            encoded.append(Encoded(qid, line(qid, one, log_text, position_text, notation)))
-        return Point(asked, encoded, deal, position.deal.events_applied)
+            encoded.append(
+                Encoded(qid, line(qid, one, log_text, position_text, self.plan.protocol))
+            )
+        at = situations_at(position)
+        met = [situations_of(position, one.move, one.expect, at) for one in asked]
+        return Point(asked, encoded, deal, position.deal.events_applied, met)
 
-    def case(self, point: Point, ask: Ask, signature: Signature) -> Case:
-        """The log up to ``point``, as a case to shrink."""
+    def case(self, point: Point, asked: Asked, signature: Signature) -> Case:
+        """The log up to ``point``, as a case to shrink (its move, for a verdict)."""
         deals = self.log.snapshot()[: point.deal + 1]
         deals[-1]["events"] = deals[-1]["events"][: point.events]
-        return Case(self.setting, deals, ask, signature)
+        move = asked.expect.get("move") if asked.ask is Ask.VERDICT else None
+        return Case(self.setting, deals, asked.ask, signature, move)
 
 
 #: Positions whose questions are sent before the answers of the first are read: the engine
@@ -246,6 +279,7 @@ class Player:
         self.progress = progress
         self.result = PlayRun(engine.name, plan)
         self._start = time.perf_counter()
+        self._first_answer: float | None = None
         self._troubles_in_a_row = 0
         self._found: set[Signature] = set()
 
@@ -278,10 +312,12 @@ class Player:
         """Read and grade the answers of the oldest position sent."""
         point, sent = pending.popleft()
         replies = answers.pop(id(sent)) if id(sent) in answers else self.engine.receive(sent)
+        if self._first_answer is None:
+            self._first_answer = time.perf_counter()
         self.result.positions += 1
         self.result.questions += len(point.asked)
-        for asked, reply in zip(point.asked, replies, strict=True):
-            self.judged(game, point, asked, reply, pending, answers)
+        for asked, reply, met in zip(point.asked, replies, point.situations, strict=True):
+            self.judged(game, point, asked, reply, pending, answers, met)
 
     def judged(
         self,
@@ -291,6 +327,7 @@ class Player:
         reply: Reply,
         pending: deque[tuple[Point, Sent]],
         answers: dict[int, list[Reply]],
+        met: tuple[str, ...] = (),
     ) -> None:
         """Grade one answer (a new disagreement shrunk and kept); :class:`_Abandon` the game
         after a trouble, or the run after a finding (unless ``keep_going``)."""
@@ -302,26 +339,33 @@ class Player:
             result.gave_up = self._troubles_in_a_row >= GIVE_UP_AFTER
             raise _Abandon(stop=result.gave_up or not self.plan.keep_going)
         self._troubles_in_a_row = 0
-        grade = graded(asked, reply, game.setting.ruleset).grade
+        caps = self.plan.caps
+        graded_answer = graded(asked, reply, game.setting.ruleset, caps)
+        grade = graded_answer.grade
         if grade is Grade.UNSUPPORTED:
             result.unsupported += 1
+        result.not_graded += sum(g is Grade.NOT_GRADED for g in graded_answer.parts.values())
+        for name in met:
+            asked_so_far, agreed = result.coverage.get(name, (0, 0))
+            result.coverage[name] = (asked_so_far + 1, agreed + (grade is not Grade.FAIL))
         if grade is not Grade.FAIL:
             return
-        seen = game.case(point, asked.ask, Signature("", "", "", ""))
+        seen = game.case(point, asked, Signature("", "", ""))
         position = seen.position()
         assert position is not None  # the referee played it
-        signature = signature_of(position, asked, reply.answer)
+        signature = signature_of(position, asked, reply.answer, graded_answer.parts, caps.declares)
         if signature in self._found:
             return
         self._found.add(signature)
         for waiting in pending:  # the engine's answers before the shrink asks its own
             if id(waiting[1]) not in answers:  # (read once: an earlier finding may have)
                 answers[id(waiting[1])] = self.engine.receive(waiting[1])
-        case = game.case(point, asked.ask, signature)
+        case = game.case(point, asked, signature)
         number = len(result.findings) + 1
         found = case.vector(f"play/{self.plan.seed}/{game.number}/found", asked.expect)
         rng = random.Random(f"{self.plan.seed}/shrink/{number}")
-        smallest = shrink(case, self.engine, self.plan.protocol, rng, asked.expect)
+        first = Smallest(case, asked.expect, reply.answer, graded_answer)
+        smallest = shrink(first, self.engine, self.plan.protocol, self.plan.caps, rng)
         vector, said, shrunk = smallest.outcome(f"play/{self.plan.seed}/{game.number}/{number}")
         result.findings.append(Finding(signature, found, vector, said, shrunk, game.number))
         if not self.plan.keep_going or len(result.findings) >= MOST_FINDINGS:
@@ -343,7 +387,10 @@ class Player:
                     break
         finally:
             self.engine.close()
-            result.elapsed = time.perf_counter() - self._start
+            end = time.perf_counter()
+            result.elapsed = end - self._start
+            if self._first_answer is not None:
+                result.answering = end - self._first_answer
             result.restarts = self.engine.restarts
         return result
 

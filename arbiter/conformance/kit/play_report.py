@@ -6,19 +6,38 @@ same as JSON.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any, TextIO
 
 from arbiter.conformance.kit.checker import GIVE_UP_AFTER
 from arbiter.conformance.kit.play import Finding, PlayRun
-from arbiter.conformance.kit.report import failure_body, troubles_line, words, write_rich
+from arbiter.conformance.kit.report import (
+    cause_text,
+    failure_body,
+    troubles_line,
+    untested_json,
+    untested_lines,
+    words,
+    write_rich,
+)
+from arbiter.conformance.kit.situations import SITUATIONS
 from arbiter.i18n import Lang
 
 
 def finding_lines(found: Finding, lang: Lang) -> list[tuple[str, str]]:
     vector = found.vector
-    shrunk = {"events": vector.events, "deals": len(vector.log["deals"])}
-    head = words(lang, "play.finding", **found.signature._asdict(), game=found.game, **shrunk,
-                 found=found.found.events)  # fmt: skip
+    head = words(
+        lang,
+        "play.finding",
+        cause=cause_text(found.signature, lang),
+        ask=vector.ask.value,
+        game=found.game,
+        found=found.found.events,
+        found_deals=len(found.found.log["deals"]),
+        events=vector.events,
+        deals=len(vector.log["deals"]),
+        ratio=found.ratio,
+    )
     lines = [("", ""), (f"✗ {head}", "bold red")]
     lines += [(f"  {line}", "") for line in failure_body(found.result, lang)]
     lines += [(f"  {words(lang, 'play.vector')}", ""), (f"  {vector.to_line()}", "dim")]
@@ -35,6 +54,7 @@ def lines_of(run: PlayRun, lang: Lang) -> list[tuple[str, str]]:
         lines += [("", ""), (words(lang, "play.none"), "green")]
     if run.unsupported:
         lines += [("", ""), (words(lang, "play.unsupported", count=run.unsupported), "yellow")]
+    lines += [("", ""), *[(line, "") for line in coverage_lines(run, lang)]]
     trouble = troubles_line(run.troubles, run.restarts, lang)
     if trouble:
         lines += [("", ""), (trouble, "bold red")]
@@ -50,7 +70,20 @@ def lines_of(run: PlayRun, lang: Lang) -> list[tuple[str, str]]:
         speed=run.speed,
         findings=len(run.findings),
     )
-    return [*lines, ("", ""), (summary, "")]
+    lines += [("", ""), (summary, ""), ("", ""), (words(lang, "untested"), "bold")]
+    untold = untested_lines(run.plan.caps, Counter(), run.not_graded, lang)
+    return lines + [(line, "") for line in untold]
+
+
+def coverage_lines(run: PlayRun, lang: Lang) -> list[str]:
+    """The situation coverage table: per situation, the questions asked and agreed on."""
+    lines = [words(lang, "play.coverage")]
+    width = max(len(words(lang, f"situation.{s}")) for s in SITUATIONS)
+    for name in SITUATIONS:
+        asked, agreed = run.coverage.get(name, (0, 0))
+        label = words(lang, f"situation.{name}").ljust(width)
+        lines.append(f"  {label}  {asked:>7}  {agreed:>7}")
+    return lines
 
 
 def render_play(run: PlayRun, out: TextIO, lang: Lang, rich_ok: bool = True) -> None:
@@ -75,6 +108,11 @@ def play_report(run: PlayRun, lang: Lang) -> dict[str, Any]:
         "positions": run.positions,
         "questions": run.questions,
         "unsupported": run.unsupported,
+        "not_graded": run.not_graded,
+        "coverage": {
+            name: dict(zip(("asked", "agreed"), run.coverage.get(name, (0, 0)), strict=True))
+            for name in SITUATIONS
+        },
         "elapsed_seconds": round(run.elapsed, 3),
         "positions_per_second": round(run.speed, 1),
         "troubles": {t.value: n for t, n in run.troubles.items()},
@@ -82,8 +120,14 @@ def play_report(run: PlayRun, lang: Lang) -> dict[str, Any]:
         "gave_up": run.gave_up,
         "findings": [
             {
+                "cause": str(found.signature),
                 "signature": found.signature._asdict(),
                 "game": found.game,
+                "events_found": found.found.events,
+                "deals_found": len(found.found.log["deals"]),
+                "events": found.vector.events,
+                "deals": len(found.vector.log["deals"]),
+                "shrink_ratio": round(found.ratio, 3),
                 "vector": json.loads(found.vector.to_line()),
                 "said": found.said,
                 "first_seen": json.loads(found.found.to_line()),
@@ -91,6 +135,7 @@ def play_report(run: PlayRun, lang: Lang) -> dict[str, Any]:
             }
             for found in run.findings
         ],
+        **untested_json(run.plan.caps, Counter(), run.not_graded),
     }
 
 

@@ -19,8 +19,9 @@ from typing import Any, Final
 
 #: The version of the vector format; a checker refuses a set of another version.
 KIT_VERSION: Final = 2
-#: The version of the questions: 2 adds the ``position`` beside the log; 1 is the log alone.
-PROTOCOL_VERSION: Final = 2
+#: The version of the questions: 3 opens with the engine's capabilities; 2 adds the ``position``
+#: beside the log; 1 is the log alone.
+PROTOCOL_VERSION: Final = 3
 #: The players of the kit's logs (the examples' names), by seat.
 NAMES: Final = ("ana", "bea", "carla", "dani", "eva")
 

@@ -18,10 +18,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, TextIO
 
 import arbiter
+from arbiter.conformance.kit.capabilities import (
+    Capabilities,
+    untested,
+    untested_fields,
+)
 from arbiter.conformance.kit.checker import GIVE_UP_AFTER, Run
 from arbiter.conformance.kit.engines import Trouble
 from arbiter.conformance.kit.grading import Difference, Grade, Part, Result, move_key
 from arbiter.conformance.kit.protocol import KIT_VERSION, Ask, Family, Vector, dumps, family_of
+from arbiter.conformance.kit.sampling import CAUSES, Signature
 from arbiter.engine.errors import ArbiterError
 from arbiter.i18n import Lang, text
 
@@ -115,9 +121,19 @@ def _outcome_message(vector: Vector, lang: Lang) -> str:
     return str(outcome["message"]) if outcome else ""
 
 
-def _moves_apart(log: Any, expected: list[Any], said: Any, lang: Lang) -> list[str]:
-    said = said if isinstance(said, list) else []
-    expected = expected or []  # null once the deal or the match is over: no move is legal
+def _shape(moves: Any, lang: Lang) -> str:
+    """What an answer of legal moves is: null (no player to act), a list, or something else."""
+    if moves is None:
+        return words(lang, "shape.null")
+    if isinstance(moves, list):
+        return words(lang, "shape.list", count=len(moves))
+    return words(lang, "shape.other", value=shown(moves))
+
+
+def _moves_apart(log: Any, expected: list[Any] | None, said: Any, lang: Lang) -> list[str]:
+    if expected is None or not isinstance(said, list):  # each says what it says
+        referee, engine = _shape(expected, lang), _shape(said, lang)
+        return [words(lang, "shapes", referee=referee, engine=engine)]
     wanted = {move_key(m): m for m in expected}
     given = {move_key(m): m for m in said}
     lines = []
@@ -174,6 +190,7 @@ def summary(run: Run, lang: Lang) -> str:
         passed=run.count(Grade.PASS),
         failed=run.count(Grade.FAIL),
         unsupported=run.count(Grade.UNSUPPORTED),
+        not_graded=run.count(Grade.NOT_GRADED),
         speed=run.speed,
     )
 
@@ -188,6 +205,43 @@ def gave_up(run: Run, lang: Lang) -> str | None:
     return None
 
 
+def cause_text(cause: Signature, lang: Lang) -> str:
+    """A cause in words: ``montar · refused a correct move · a trick won by a trump``."""
+    how = words(lang, f"cause.{cause.how}") if cause.how in CAUSES else cause.how
+    situation = words(lang, f"situation.{cause.situation}") if cause.situation else ""
+    return " · ".join(part for part in (cause.subject, how, situation) if part)
+
+
+def untested_lines(
+    caps: Capabilities, left_out: Counter[str], not_graded: int, lang: Lang
+) -> list[str]:
+    """What was not tested for this engine, and why: what its capabilities leave out (and how
+    many vectors each kept from being asked), and the parts of answers left out."""
+    fields = untested_fields(caps)
+    lines = []
+    for key in dict.fromkeys([*untested(caps), *left_out]):
+        line = words(lang, f"untested.{key}", **fields)
+        if left_out[key]:
+            line += " " + words(lang, "untested.vectors", count=left_out[key])
+        lines.append(f"- {line}")
+    if not_graded:
+        lines.append("- " + words(lang, "untested.partial", count=not_graded))
+    if not lines:
+        lines.append("- " + words(lang, "untested.nothing"))
+    if not caps.declared:
+        lines.append("- " + words(lang, "untested.undeclared"))
+    return lines
+
+
+def untested_json(caps: Capabilities, left_out: Counter[str], not_graded: int) -> dict[str, Any]:
+    return {
+        "capabilities": {**caps.to_json(), "declared": caps.declared},
+        "untested": untested(caps),
+        "vectors_not_asked": dict(left_out),
+        "parts_not_graded": not_graded,
+    }
+
+
 def _failure_lines(run: Run, lang: Lang) -> list[tuple[str, list[str]]]:
     out = []
     for result, rulesets in run.smallest_failures():
@@ -195,7 +249,7 @@ def _failure_lines(run: Run, lang: Lang) -> list[tuple[str, list[str]]]:
         head = words(
             lang,
             "vector",
-            rule=v.rule,
+            rule=cause_text(run.cause(result), lang),
             rulesets=", ".join(rulesets),
             id=v.id,
             events=v.events,
@@ -233,6 +287,7 @@ def grade_lines(run: Run, lang: Lang) -> list[str]:
                 total=sum(counts.values()),
                 failed=counts[Grade.FAIL],
                 unsupported=counts[Grade.UNSUPPORTED],
+                not_graded=counts[Grade.NOT_GRADED],
             )
         )
     return lines
@@ -263,7 +318,10 @@ def _tail(run: Run, lang: Lang) -> list[tuple[str, str]]:
     for line in (trouble, stopped):
         if line:
             lines += [("", ""), (line, "bold red")]
-    return [*lines, ("", ""), (summary(run, lang), "")]
+    lines += [("", ""), (summary(run, lang), ""), ("", ""), (words(lang, "untested"), "bold")]
+    return lines + [
+        (line, "") for line in untested_lines(run.caps, run.left_out, run.not_graded(), lang)
+    ]
 
 
 def render(run: Run, out: TextIO, lang: Lang, rich_ok: bool = True) -> None:
@@ -318,13 +376,14 @@ def _counts(counts: Counter[Grade]) -> dict[str, int]:
     return {grade.value: counts[grade] for grade in Grade}
 
 
-def result_json(result: Result, lang: Lang, protocol: int) -> dict[str, Any]:
+def result_json(result: Result, lang: Lang, protocol: int, cause: Signature) -> dict[str, Any]:
     """One failing vector as the JSON report lists it."""
     from arbiter.conformance.kit.checker import question_of
 
     v = result.vector
     return {
         "rule": v.rule,
+        "cause": str(cause),
         "id": v.id,
         "ruleset": v.ruleset,
         "events": v.events,
@@ -347,7 +406,7 @@ def report(run: Run, lang: Lang) -> dict[str, Any]:
     for (rule, ruleset), counts in run.by_cell().items():
         rules.setdefault(rule, {})[ruleset] = _counts(counts)
     smallest = {
-        result.vector.rule: {"id": result.vector.id, "rulesets": rulesets}
+        str(run.cause(result)): {"id": result.vector.id, "rulesets": rulesets}
         for result, rulesets in run.smallest_failures()
     }
     troubles: Counter[Trouble] = run.troubles()
@@ -365,7 +424,8 @@ def report(run: Run, lang: Lang) -> dict[str, Any]:
         "rules": rules,
         "grades": {part.value: _counts(c) for part, c in run.by_part().items()},
         "smallest_failures": smallest,
-        "failures": [result_json(r, lang, run.protocol) for r in run.failures()],
+        "failures": [result_json(r, lang, run.protocol, run.cause(r)) for r in run.failures()],
+        **untested_json(run.caps, run.left_out, run.not_graded()),
     }
 
 

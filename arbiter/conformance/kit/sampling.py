@@ -17,8 +17,9 @@ import random
 from collections.abc import Sequence
 from typing import Any, Final, NamedTuple
 
+from arbiter.conformance.kit.capabilities import EVERYTHING, Capabilities
 from arbiter.conformance.kit.engines import Reply
-from arbiter.conformance.kit.grading import Result, judge, move_key
+from arbiter.conformance.kit.grading import Grade, Part, Result, judge, move_key
 from arbiter.conformance.kit.protocol import PROTOCOL_VERSION, Ask, Vector, dumps
 from arbiter.conformance.kit.referee_answers import verdict_answer
 from arbiter.engine.cards import SUIT_MASK, Suit, cards_of
@@ -146,14 +147,52 @@ def after_the_end(position: Position, last: Sequence[Move]) -> list[tuple[Move, 
 
 
 class Signature(NamedTuple):
-    """A disagreement, told apart from others: what was asked, the rule the move exercises,
-    the referee's verdict on it and the engine's (``left out`` or ``allowed`` for a move of the
-    legal moves)."""
+    """A disagreement's cause, computed from what differs and not from the rule under which
+    the move was asked: its ``subject`` (an obligation, an illegal code, a declaration, an
+    outcome's reason — or the rule a correct move is judged by), ``how`` the engine departs
+    (:data:`CAUSES`), and the ``situation`` where it matters (:func:`situation_of`). One bug is
+    one signature, met through a verdict or a list of legal moves alike."""
 
-    ask: str
-    rule: str
-    referee: str
-    engine: str
+    subject: str
+    how: str
+    situation: str
+
+    def __str__(self) -> str:
+        return " · ".join(part for part in self if part)
+
+
+#: How an engine departs from the referee.
+REFUSED: Final = "refused"  # refused (or left out) a move the referee allows
+ALLOWED: Final = "allowed"  # allowed a move the referee refuses or flags
+LABEL: Final = "label"  # both refuse (or flag) it, named otherwise
+OUTCOME: Final = "outcome"  # the deal's outcome
+ANSWER: Final = "answer"  # an answer of another kind (a list for none, none for a list)
+REPLAY: Final = "replay"  # a replay that parts from the referee's (the checker's vectors)
+CAUSES: Final = (REFUSED, ALLOWED, LABEL, OUTCOME, ANSWER, REPLAY)
+
+
+def situation_of(position: Position, move: Move | None = None) -> str:
+    """Where a play matters: on lead, a trick won by a trump (of a suit led that is not
+    trumps), the partner winning (with partner relief), or the suit led winning; declarations
+    and the end of a deal have none of their own."""
+    deal = position.deal
+    if deal.over or position.standing.over:
+        return "over"
+    if move is not None and move.kind != PLAY:
+        return ""
+    if not deal.trick:
+        return "lead"
+    if deal.relief and deal.win_seat == partner(deal.turn):
+        return "partner_wins"
+    if deal.trump not in (NO_TRUMP, deal.led_suit) and deal.win_card // 10 == deal.trump:
+        return "trumped"
+    return "suit_led_wins"
+
+
+def subject_of(position: Position, judgement: Judgement) -> str:
+    """What a move is about: for a refused or flagged move its code or obligation, for a
+    correct one the rule it is judged by (``montar``, ``lead``, ``sing``...)."""
+    return rule_of(position, judgement).partition(":")[2] or rule_of(position, judgement)
 
 
 class Asked(NamedTuple):
@@ -164,12 +203,18 @@ class Asked(NamedTuple):
     expect: dict[str, Any]
 
 
-def line(qid: str, asked: Asked, log_text: str, position_text: str | None, notation: str) -> bytes:
+def line(
+    qid: str,
+    asked: Asked,
+    log_text: str,
+    position_text: str | None,
+    protocol: int = PROTOCOL_VERSION,
+) -> bytes:
     """A question's line, the log and the position given already encoded (the same bytes as
     ``dumps(protocol.question(...))``)."""
     parts = ['{"id":', dumps(qid)]
     if position_text is not None:
-        parts.append(f',"protocol":{PROTOCOL_VERSION}')
+        parts.append(f',"protocol":{protocol}')
     parts.append(f',"ask":"{asked.ask.value}"')
     if asked.move is not None:
         parts += [',"move":', dumps(asked.expect["move"])]
@@ -181,10 +226,15 @@ def line(qid: str, asked: Asked, log_text: str, position_text: str | None, notat
 
 
 def questions_at(
-    position: Position, rng: random.Random, asks: Sequence[Ask], last: Sequence[Move]
+    position: Position,
+    rng: random.Random,
+    asks: Sequence[Ask],
+    last: Sequence[Move],
+    caps: Capabilities = EVERYTHING,
 ) -> list[Asked]:
     """What is asked at a position: its legal moves, and verdicts on a sample of moves (once
-    the deal is over, the last move tried again)."""
+    the deal is over, the last move tried again) — of declarations only when the engine
+    declares them as moves."""
     out = []
     if Ask.LEGAL_MOVES in asks:
         out.append(Asked(Ask.LEGAL_MOVES, None, legal_answer(position)))
@@ -192,55 +242,72 @@ def questions_at(
         over = position.deal.over or position.standing.over
         judged = after_the_end(position, last) if over else sample(position, rng)
         for move, judgement in judged:
-            out.append(Asked(Ask.VERDICT, move, verdict_expect(position, move, judgement)))
+            if caps.declares or move.kind == PLAY:
+                out.append(Asked(Ask.VERDICT, move, verdict_expect(position, move, judgement)))
     return out
 
 
-def _said_label(said: dict[str, Any]) -> str:
-    kind = said.get("verdict")
-    detail = said.get({"renuncio": "obligation", "illegal": "code"}.get(str(kind), ""))
-    return f"{kind}:{detail}" if detail else str(kind)
+def verdict_cause(
+    position: Position, judgement: Judgement, said: dict[str, Any], parts: dict[Part, Grade]
+) -> tuple[str, str]:
+    """The subject and how of a verdict the engine got wrong, from the parts that failed."""
+    ours, theirs = judgement.verdict.value, said.get("verdict")
+    subject = subject_of(position, judgement)
+    if parts.get(Part.KIND) is Grade.FAIL:
+        if ours == "ok" and theirs in ("illegal", "renuncio"):
+            return subject, REFUSED
+        if ours != "ok" and theirs == "ok":
+            return subject, ALLOWED
+        return subject, LABEL
+    if parts.get(Part.LABEL) is Grade.FAIL:
+        return subject, LABEL
+    return "", OUTCOME
 
 
-def _outcome_label(said: Any) -> str:
-    """``outcome:<reason>:<winners>`` of an outcome (or of an answer that holds one)."""
-    outcome = said.get("outcome", said) if isinstance(said, dict) else None
-    if not isinstance(outcome, dict):
-        return "outcome:none"
-    winners = outcome.get("winners")
-    shown = ",".join(map(str, sorted(winners))) if isinstance(winners, list) else winners
-    return f"outcome:{outcome.get('reason')}:{shown}"
+def _outcome_reason(expect: dict[str, Any]) -> str:
+    outcome = expect.get("outcome")
+    return str(outcome.get("reason")) if isinstance(outcome, dict) else "none"
 
 
-def signature_of(position: Position, asked: Asked, said: dict[str, Any]) -> Signature:
-    """What sets this disagreement apart: for the legal moves, the first move (in a stable
-    order) the engine left out or allowed too; for a verdict, the two verdicts."""
-    header = position.header
+def signature_of(
+    position: Position,
+    asked: Asked,
+    said: dict[str, Any],
+    parts: dict[Part, Grade],
+    declares: bool = True,
+) -> Signature:
+    """The cause of a disagreement: for a verdict, from the two verdicts (or the outcomes);
+    for the legal moves, from the first move (in a stable order) the engine left out — a
+    correct move refused — or allowed too (a declaration only when ``declares``)."""
     if asked.ask is Ask.VERDICT:
         assert asked.move is not None
         judgement = position.judge(asked.move)
-        ours, theirs = label(judgement), _said_label(said)
-        if ours == theirs:  # the verdicts agree: the outcome does not
-            ours, theirs = _outcome_label(asked.expect["outcome"]), _outcome_label(said)
-        return Signature(asked.ask.value, rule_of(position, judgement), ours, theirs)
-    expected = asked.expect["legal_moves"] or []
+        subject, how = verdict_cause(position, judgement, said, parts)
+        if how == OUTCOME:
+            return Signature(_outcome_reason(asked.expect), OUTCOME, "")
+        return Signature(subject, how, situation_of(position, asked.move))
+    expected = asked.expect["legal_moves"]
     given = said.get("legal_moves")
-    given = given if isinstance(given, list) else []
+    if expected is None or not isinstance(given, list):
+        return Signature("legal_moves", ANSWER, situation_of(position))
+    header = position.header
     wanted = {move_key(m): m for m in expected}
     told = {move_key(m): m for m in given}
-    for side, keys, moves in (
-        ("left out", sorted(set(wanted) - set(told)), wanted),
-        ("allowed", sorted(set(told) - set(wanted)), told),
+    for how, keys, moves in (
+        (REFUSED, sorted(set(wanted) - set(told)), wanted),
+        (ALLOWED, sorted(set(told) - set(wanted)), told),
     ):
         for key in keys:
             try:
                 move = Move.from_json(moves[key], len(header.players), header.notation)
             except ArbiterError:
-                return Signature(asked.ask.value, "legal_moves", "unreadable", side)
+                return Signature("legal_moves", ANSWER, "unreadable")
+            if move.kind != PLAY and not declares:
+                continue
             judgement = position.judge(move)
-            return Signature(asked.ask.value, rule_of(position, judgement), label(judgement), side)
-    return Signature(asked.ask.value, "legal_moves", "a list", "no list")
+            return Signature(subject_of(position, judgement), how, situation_of(position, move))
+    return Signature("legal_moves", ANSWER, situation_of(position))
 
 
-def graded(asked: Asked, reply: Reply, ruleset: str) -> Result:
-    return judge(Vector("", ruleset, "", asked.ask, {}, asked.expect), reply)
+def graded(asked: Asked, reply: Reply, ruleset: str, caps: Capabilities = EVERYTHING) -> Result:
+    return judge(Vector("", ruleset, "", asked.ask, {}, asked.expect), reply, caps)

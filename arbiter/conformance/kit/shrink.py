@@ -1,15 +1,18 @@
 """Shrinking a disagreement found by play-testing to a small reproducer.
 
-A :class:`Case` is a game's log up to the point where a question was asked, and the
-:class:`~arbiter.conformance.kit.play.Signature` of the engine's disagreement there. It
-*reproduces* when the engine, asked the same kind of question at the end of the case's log (the
-legal moves, or the verdict on a move the referee judges alike and by the same rule), disagrees
-the same way. :func:`shrink` keeps the smallest case that reproduces, trying in turn:
+A :class:`Case` is a game's log up to the point where a question was asked, the question's move
+(for a verdict) and the :class:`~arbiter.conformance.kit.sampling.Signature` — the cause — of
+the engine's disagreement there. It *reproduces* when the engine, asked again at the end of the
+case's log — the same move first, then other moves of the same subject — disagrees for the same
+cause; the engine's answer is kept with it, so that no finding is without one. :func:`shrink`
+starts from the case as found (with the engine's answer of the game) and keeps the smallest case
+that reproduces, trying in turn:
 
-1. fewer deals (each earlier deal left out while it still reproduces);
+1. one deal: every earlier deal left out at once, then one at a time;
 2. earlier positions of the last deal (the first that reproduces);
-3. other ways of playing the last deal, and other deals of the same table: random games played
-   up to the best case's length, asked at each position, the first that reproduces kept.
+3. other ways of playing one deal of the same table: random games (the referee playing as it
+   does against this engine) up to the best case's length, asked at each position, the first
+   that reproduces kept.
 
 Every try is asked of the engine, within a budget of questions and seconds; every random choice
 comes from the run's seed, so a run shrinks the same way every time.
@@ -17,31 +20,27 @@ comes from the run's seed, so a run shrinks the same way every time.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from arbiter.conformance.kit.dealing import (
-    DECLARE_RATE,
-    RENUNCIO_RATE,
-    TUTE_RATE,
-    Setting,
-    deal_of,
-)
-from arbiter.conformance.kit.engines import Engine, Reply
+from arbiter.conformance.kit.capabilities import Capabilities
+from arbiter.conformance.kit.dealing import Setting, deal_of, play_rates
+from arbiter.conformance.kit.engines import Engine
 from arbiter.conformance.kit.grading import Grade, Result, judge
 from arbiter.conformance.kit.positions import position_json
 from arbiter.conformance.kit.protocol import Ask, Vector, question
 from arbiter.conformance.kit.sampling import (
+    OUTCOME,
     Asked,
     Signature,
     candidates,
-    label,
     legal_answer,
-    rule_of,
     signature_of,
+    subject_of,
     verdict_expect,
 )
 from arbiter.engine.errors import ArbiterError
@@ -57,14 +56,19 @@ MOST_SECONDS: Final = 30.0
 PLAYOUTS: Final = 24
 
 
+#: The moves of a position tried for a verdict's cause: the case's own, then these many more.
+MOVES_TRIED: Final = 3
+
+
 @dataclass(frozen=True, slots=True)
 class Case:
-    """A log up to a question, and the disagreement to reproduce there."""
+    """A log up to a question, its move (a verdict's), and the cause to reproduce there."""
 
     setting: Setting
     deals: list[dict[str, Any]]
     ask: Ask
     signature: Signature
+    move: dict[str, Any] | None = None
 
     @property
     def size(self) -> tuple[int, int]:
@@ -75,7 +79,7 @@ class Case:
         return dict(self.setting.log(self.deals))
 
     def with_deals(self, deals: list[dict[str, Any]]) -> Case:
-        return Case(self.setting, deals, self.ask, self.signature)
+        return Case(self.setting, deals, self.ask, self.signature, self.move)
 
     def with_events(self, events: list[dict[str, Any]]) -> Case:
         *before, last = self.deals
@@ -90,48 +94,50 @@ class Case:
             return None
         return match.position()
 
-    def expect(self, position: Position) -> dict[str, Any] | None:
-        """The referee's answer to the question this case asks (None: this position has no
-        move the referee judges as the signature says)."""
-        if self.ask is Ask.LEGAL_MOVES:
-            return legal_answer(position)
-        sig = self.signature
+    def moves(self, position: Position) -> list[Move]:
+        """The moves to ask a verdict on here: the case's own first (when the position can
+        judge it), then up to :data:`MOVES_TRIED` others of the cause's subject."""
         header = position.header
-        if position.deal.over or position.standing.over:  # the last move, tried again
+        players, notation = len(header.players), header.notation
+        own: list[Move] = []
+        if self.move is not None:
+            with contextlib.suppress(ArbiterError):
+                own.append(Move.from_json(self.move, players, notation))
+        if position.deal.over or position.standing.over:
             last = self.deals[-1]["events"][-1:]
-            moves = [Move.from_json(e, len(header.players), header.notation) for e in last]
-        else:
-            moves = candidates(position)
-        about_outcome = sig.referee.startswith("outcome:")
-        for move in moves:
+            return own + [Move.from_json(e, players, notation) for e in last]
+        sig = self.signature
+        others: list[Move] = []
+        for move in candidates(position):
+            if len(others) >= MOVES_TRIED:
+                break
             judged = position.judge(move)
-            if rule_of(position, judged) != sig.rule:
-                continue
-            if about_outcome:  # any move the referee lets end the deal
-                expect = verdict_expect(position, move, judged)
-                if "outcome" in expect:
-                    return expect
-            elif label(judged) == sig.referee:
-                return verdict_expect(position, move, judged)
-        return None
+            if sig.how == OUTCOME:
+                if "outcome" in verdict_expect(position, move, judged) and move not in own:
+                    others.append(move)
+            elif subject_of(position, judged) == sig.subject and move not in own:
+                others.append(move)
+        return own + others
 
     def vector(self, vid: str, expect: dict[str, Any]) -> Vector:
-        return Vector(vid, self.setting.ruleset, self.signature.rule, self.ask, self.log(), expect)
+        rule = str(self.signature)
+        return Vector(vid, self.setting.ruleset, rule, self.ask, self.log(), expect)
 
 
 @dataclass
 class Smallest:
     """The smallest case that reproduced, with the question, the referee's answer and the
-    engine's."""
+    engine's (always there: the game's answer, or the one a reproduction got)."""
 
     case: Case
     expect: dict[str, Any]
-    said: dict[str, Any] | None
+    said: dict[str, Any]
     result: Result
 
-    def outcome(self, vid: str) -> tuple[Vector, dict[str, Any] | None, Result]:
+    def outcome(self, vid: str) -> tuple[Vector, dict[str, Any], Result]:
         vector = self.case.vector(vid, self.expect)
-        result = judge(vector, Reply(answer=self.said)) if self.said is not None else self.result
+        result = Result(vector, self.result.grade, self.said, self.result.difference,
+                        parts=self.result.parts)  # fmt: skip
         return vector, self.said, result
 
 
@@ -144,107 +150,117 @@ class _Budget:
         return self.questions >= MOST_QUESTIONS or time.monotonic() >= self.deadline
 
 
-def _reproduces(case: Case, engine: Engine, protocol: int, budget: _Budget) -> Smallest | None:
-    position = case.position()
-    if position is None:
-        return None
-    expect = case.expect(position)
-    if expect is None:
-        return None
-    header = position.header
-    move_json = expect.get("move")
-    moved = None
-    if move_json is not None:
-        moved = Move.from_json(move_json, len(header.players), header.notation)
-    asked = Asked(case.ask, moved, expect)
-    where = position_json(position) if protocol >= 2 else None
-    q = question("shrink", case.ask, case.log(), move_json, protocol, where)
-    budget.questions += 1
-    reply = engine.ask(q)
-    if reply.answer is None:
-        return None
-    vector = case.vector("shrink", expect)
-    result = judge(vector, reply)
-    if result.grade is not Grade.FAIL:
-        return None
-    if signature_of(position, asked, reply.answer) != case.signature:
-        return None
-    return Smallest(case, expect, reply.answer, result)
+@dataclass(frozen=True, slots=True)
+class _Asker:
+    """Asks a case's question again, as the run asked it."""
 
+    engine: Engine
+    protocol: int
+    caps: Capabilities
+    budget: _Budget
 
-def _playouts(case: Case, rng: random.Random) -> Iterator[list[dict[str, Any]]]:
-    """Deals to play at random: the last deal of the case again, then fresh ones."""
-    last = case.deals[-1]
-    for attempt in range(PLAYOUTS):
-        if attempt % 2 == 0:
-            yield [*case.deals[:-1], {**last, "events": []}]
+    def reproduces(self, case: Case) -> Smallest | None:
+        """The case, with the move and the engine's answer, when the engine disagrees there
+        for the case's cause."""
+        position = case.position()
+        if position is None:
+            return None
+        if case.ask is Ask.LEGAL_MOVES:
+            return self._asked(case, position, None)
+        for move in case.moves(position):
+            if self.budget.spent():
+                return None
+            found = self._asked(case, position, move)
+            if found is not None:
+                return found
+        return None
+
+    def _asked(self, case: Case, position: Position, move: Move | None) -> Smallest | None:
+        if move is None:
+            expect = legal_answer(position)
         else:
-            fresh = deal_of(case.setting, last["dealer"], rng)
-            yield [*case.deals[:-1], {**fresh, "events": []}]
+            expect = verdict_expect(position, move, position.judge(move))
+            case = replace(case, move=expect["move"])
+        where = position_json(position) if self.protocol >= 2 else None
+        q = question("shrink", case.ask, case.log(), expect.get("move"), self.protocol, where)
+        self.budget.questions += 1
+        reply = self.engine.ask(q)
+        if reply.answer is None:
+            return None
+        result = judge(case.vector("shrink", expect), reply, self.caps)
+        if result.grade is not Grade.FAIL:
+            return None
+        asked = Asked(case.ask, move, expect)
+        cause = signature_of(position, asked, reply.answer, result.parts, self.caps.declares)
+        if cause != case.signature:  # another disagreement: not this one's reproducer
+            return None
+        return Smallest(case, expect, reply.answer, result)
 
 
 def shrink(
-    case: Case, engine: Engine, protocol: int, rng: random.Random, seen: dict[str, Any]
+    first: Smallest, engine: Engine, protocol: int, caps: Capabilities, rng: random.Random
 ) -> Smallest:
-    """The smallest case found that reproduces ``case``'s disagreement (``case`` itself when
-    nothing smaller does, or the engine no longer disagrees: then with ``seen``, the referee's
-    answer to the question first asked)."""
-    budget = _Budget()
-    best = _reproduces(case, engine, protocol, budget)
-    if best is None:  # an engine that changed its mind: report what was seen
-        return Smallest(case, seen, None, Result(case.vector("shrink", seen), Grade.FAIL))
-    # 1. fewer deals
-    shrunk = True
-    while shrunk and len(best.case.deals) > 1 and not budget.spent():
-        shrunk = False
-        for i in range(len(best.case.deals) - 1):
-            deals = [d for j, d in enumerate(best.case.deals) if j != i]
-            found = _reproduces(best.case.with_deals(deals), engine, protocol, budget)
-            if found is not None:
-                best, shrunk = found, True
-                break
+    """The smallest case found that disagrees for ``first``'s cause (``first`` itself, with the
+    engine's answer in the game, when nothing smaller does)."""
+    asker = _Asker(engine, protocol, caps, _Budget())
+    best = first
+    # 1. one deal, or fewer
+    while len(best.case.deals) > 1 and not asker.budget.spent():
+        tries = [best.case.deals[-1:]]
+        tries += [[d for j, d in enumerate(best.case.deals) if j != i]
+                  for i in range(len(best.case.deals) - 1)]  # fmt: skip
+        found = next(
+            (f for deals in tries if (f := asker.reproduces(best.case.with_deals(deals)))), None
+        )
+        if found is None:
+            break
+        best = found
     # 2. earlier positions of the last deal
     events = best.case.deals[-1]["events"]
     for j in range(len(events)):
-        if budget.spent():
+        if asker.budget.spent():
             break
-        found = _reproduces(best.case.with_events(events[:j]), engine, protocol, budget)
+        found = asker.reproduces(best.case.with_events(events[:j]))
         if found is not None:
             best = found
             break
-    # 3. other games of the table, up to the best's length
+    # 3. other games of the table, one deal, up to the best's length
     for deals in _playouts(best.case, rng):
-        if budget.spent():
+        if asker.budget.spent():
             break
-        found = _played_until(best, deals, engine, protocol, budget, rng)
-        if found is not None:
+        found = _played_until(best, deals, asker, rng)
+        if found is not None and found.case.size < best.case.size:
             best = found
     return best
 
 
+def _playouts(case: Case, rng: random.Random) -> Iterator[list[dict[str, Any]]]:
+    """Single deals to play at random: the last deal of the case again, then fresh ones."""
+    last = case.deals[-1]
+    for attempt in range(PLAYOUTS):
+        if attempt % 2 == 0:
+            yield [{**last, "events": []}]
+        else:
+            yield [{**deal_of(case.setting, last["dealer"], rng), "events": []}]
+
+
 def _played_until(
-    best: Smallest,
-    deals: list[dict[str, Any]],
-    engine: Engine,
-    protocol: int,
-    budget: _Budget,
-    rng: random.Random,
+    best: Smallest, deals: list[dict[str, Any]], asker: _Asker, rng: random.Random
 ) -> Smallest | None:
     """The first position of a random playout of ``deals``' last deal, shorter than ``best``,
     where the disagreement reproduces."""
     case = best.case.with_deals(deals)
-    limit = len(best.case.deals[-1]["events"])
+    limit = len(best.case.deals[-1]["events"]) if len(best.case.deals) == 1 else 10**6
+    rates = play_rates(asker.caps.blocks, asker.caps.declarations)
     events: list[dict[str, Any]] = []
     position = case.position()
-    while position is not None and len(events) < limit and not budget.spent():
-        candidate = case.with_events(list(events))
-        if candidate.expect(position) is not None:
-            found = _reproduces(candidate, engine, protocol, budget)
-            if found is not None:
-                return found
+    while position is not None and len(events) < limit and not asker.budget.spent():
+        found = asker.reproduces(case.with_events(list(events)))
+        if found is not None:
+            return found
         if position.deal.over:
             return None
-        move = choose_move(position.deal, rng, RENUNCIO_RATE, DECLARE_RATE, TUTE_RATE)
+        move = choose_move(position.deal, rng, *rates)
         position.apply(move)
         events.append(move.to_json(position.header.notation))
     return None
