@@ -19,12 +19,14 @@ from arbiter.engine.cards import (
     format_card,
     format_suit,
 )
-from arbiter.engine.log import Header
+from arbiter.engine.errors import ArbiterError, ArbiterErrors, LogError
+from arbiter.engine.given import read_position
+from arbiter.engine.log import DEFAULT_LIMITS, Header, Limits
 from arbiter.engine.match import Illegal, MatchState, Status
 from arbiter.engine.moves import PLAY, SING, TUTE, TUTE_OF, Move
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.position import Judgement, Position, PositionView, Ruling
-from arbiter.engine.records import Cante, Plays, Renuncio
+from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Plays, Renuncio, Trick
 from arbiter.engine.rulesets import MAX_PLAYERS
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
 from arbiter.engine.setup import mano
@@ -39,7 +41,7 @@ def _text(member: StrEnum) -> str:
 
 
 _VALUES: Final[dict[StrEnum, str]] = {
-    m: m.value for e in (Status, Ruling, Obligation, IllegalCode, Reason) for m in e
+    m: m.value for e in (Status, Ruling, Obligation, IllegalCode, Reason, DecisiveKind) for m in e
 }
 
 
@@ -410,13 +412,16 @@ def _ok_message(move: Move, state: DealState, words: Phrases) -> str:
 
 
 def view_dict(view: PositionView, header: Header) -> dict[str, Any]:
-    """A :class:`PositionView` as JSON (docs/api.md, "Steps"): cards as codes in the log's
-    notation, each hand in display order."""
+    """A :class:`PositionView` as JSON (docs/api.md, "The position"): cards as codes in the
+    log's notation, each hand in display order."""
     notation = header.notation
     codes = card_codes(notation)
-    suit = None if view.trump == NO_TRUMP else format_suit(view.trump, notation)
+    table = _SEAT_CARDS[notation]
+    suits = _SUITS[notation]
+    suit = None if view.trump == NO_TRUMP else suits[view.trump]
     turn = view.turn
     plays = [] if turn is None else [Move.play(turn, c) for c in display_order(view.correct)]
+    winning = view.win_seat
     body: dict[str, Any] = {
         "event": view.events,
         "turn": view.turn,
@@ -424,21 +429,202 @@ def view_dict(view: PositionView, header: Header) -> dict[str, Any]:
         "trick": {
             "number": view.trick_no,
             "leader": view.leader,
-            "plays": _seat_cards(view.trick, _SEAT_CARDS[notation]),
+            "plays": _seat_cards(view.trick, table),
+            "led": None if view.led_suit < 0 else suits[view.led_suit],
+            "winning": None if winning < 0 else table[winning * PACK_SIZE + view.win_card].copy(),
         },
         "trump": suit,
         "turned": None if view.turned < 0 else codes[view.turned],
         "tricks_won": list(view.tricks_won),
         "card_points": list(view.card_points),
-        "cantes": [_cante(c, notation) for c in view.cantes],
+        "cantes": [_view_cante(view, c, i, codes, suits) for i, c in enumerate(view.cantes)],
         "open_cantes": [
-            {"seat": seat, "suit": format_suit(s, notation)} for seat, s in view.open_cantes
+            {"seat": seat, "suit": suits[s], "cards": _codes(view.cante_cards(s), codes)}
+            for seat, s in view.open_cantes
         ],
         "totals": list(view.totals),
         "legal_moves": [m.to_json(notation) for m in (*plays, *view.declarations)],
         "over": view.over,
+        "strict": view.strict,
+        "last_winner": None if view.last_winner < 0 else view.last_winner,
+        "cante_points": list(view.cante_points),
+        "sung": [suits[s] for s in range(4) if view.sung >> s & 1],
+        "cantes_this_lead": view.cantes_this_lead,
+        "calls": view.calls,
+        "declarations": [
+            {**m.to_json(notation), "cards": _codes(view.declaration_cards(m), codes)}
+            for m in view.declarations
+        ],
+        "tricks": None if view.tricks is None else [_trick(t, table) for t in view.tricks],
+        "captured": None
+        if view.captured is None
+        else [_codes(mask, codes) for mask in view.captured],
+        "exchanges": [_exchange(e, codes) for e in view.exchanges],
+        "decided": _decided(view.decisive),
+        "outcome": None if view.outcome is None else _outcome_facts(view.outcome),
+        "match_over": view.match_over,
     }
+    if header.ruleset.pairs:
+        body["sides"] = [
+            _side(view, side, codes) for side in sides(header.ruleset, len(view.hands))
+        ]
     if header.ruleset.stock:
         body["stock_left"] = view.stock_left
         body["stock_known"] = [codes[c] for c in view.stock_known]
     return body
+
+
+def position_dict(position: Position, *, legal_moves: bool = True) -> dict[str, Any]:
+    """A whole position as JSON (docs/api.md, "The position"): the header, the deal's place
+    in the match, its view (:func:`view_dict`), the renuncios made and the match standing; what
+    :func:`read_position_json` reads back. Without ``legal_moves`` (a conformance question,
+    whose answer they are)."""
+    header = position.header
+    view = position.view()
+    shown = view_dict(view, header)
+    if not legal_moves:
+        del shown["legal_moves"]
+    return {
+        "ruleset": header.ruleset.name,
+        "options": _options(header),
+        "players": list(header.players),
+        "notation": header.notation,
+        "deal": view.deal,
+        "dealer": view.dealer,
+        "mano": view.mano,
+        **shown,
+        "renuncios": [_position_renuncio(v, header.notation) for v in view.renuncios],
+        "match": match_dict(header, position.standing),
+    }
+
+
+def read_position_json(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position:
+    """The position a JSON object describes (:func:`position_dict`'s form), checked: its facts
+    by :func:`arbiter.engine.given.read_position`, and every field it gives that follows from
+    them (the turn, the points, the legal moves...) against the engine's. An
+    :class:`ArbiterError` names each fault by its JSON pointer."""
+    position = read_position(raw, limits)
+    assert isinstance(raw, dict)  # read_position refuses anything else
+    made = position_dict(position)
+    faults: list[ArbiterError] = []
+    for key in _FOLLOWS:
+        if key in raw:
+            _compare(raw[key], made.get(key), (key,), faults)
+    if faults:
+        raise ArbiterErrors(faults) if len(faults) > 1 else faults[0]
+    return position
+
+
+#: The fields of a position that follow from its facts: given, they must agree.
+_FOLLOWS: Final = (
+    "mano", "event", "turn", "trick", "tricks_won", "card_points", "open_cantes", "totals",
+    "legal_moves", "over", "strict", "last_winner", "cante_points", "sung", "cantes_this_lead",
+    "calls", "declarations", "captured", "outcome", "match_over", "sides", "stock_known",
+)  # fmt: skip
+
+
+def _compare(
+    given: Any, made: Any, path: tuple[str | int, ...], faults: list[ArbiterError]
+) -> None:
+    """Add a fault for each place where ``given`` differs from ``made`` (lists of codes compare
+    as sets: a hand or a capture in any order)."""
+    if isinstance(given, dict) and isinstance(made, dict):
+        for key, value in given.items():
+            if key in made:
+                _compare(value, made[key], (*path, key), faults)
+        return
+    if isinstance(given, list) and isinstance(made, list) and len(given) == len(made):
+        if all(isinstance(x, str) for x in given) and all(isinstance(x, str) for x in made):
+            if sorted(given) != sorted(made):
+                faults.append(LogError(f"does not follow from the position: {made}", path))
+            return
+        for i, (a, b) in enumerate(zip(given, made, strict=True)):
+            _compare(a, b, (*path, i), faults)
+        return
+    if given != made:
+        faults.append(LogError(f"does not follow from the position: {made!r}", path))
+
+
+def _codes(mask: int, codes: tuple[str, ...]) -> list[str]:
+    return [codes[c] for c in display_order(mask)]
+
+
+def _view_cante(
+    view: PositionView, c: Cante, index: int, codes: tuple[str, ...], suits: tuple[str, ...]
+) -> dict[str, Any]:
+    """A cante of the view: as the deal's, with the cards it rests on and whether it made trump
+    (the deal's first call)."""
+    return {
+        "seat": c.seat,
+        "suit": suits[c.suit],
+        "points": c.points,
+        "trick": c.trick,
+        "cards": _codes(view.cante_cards(c.suit), codes),
+        "made_trump": index == 0 and view.calls > 0,
+    }
+
+
+def _trick(t: Trick, table: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    return {
+        "leader": t.leader,
+        "plays": _seat_cards(t.plays, table),
+        "winner": t.winner,
+        "points": t.points,
+        "draws": _seat_cards(t.draws, table) if t.draws else [],
+    }
+
+
+def _exchange(e: Exchange, codes: tuple[str, ...]) -> dict[str, Any]:
+    return {"seat": e.seat, "gave": codes[e.gave], "took": codes[e.took]}
+
+
+def _decided(d: Decisive | None) -> dict[str, Any] | None:
+    return None if d is None else {"kind": _text(d.kind), "seat": d.seat, "event": d.event}
+
+
+def _outcome_facts(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "winners": list(outcome.winners),
+        "losers": list(outcome.losers),
+        "reason": _text(outcome.reason),
+    }
+
+
+def _side(view: PositionView, side: tuple[int, ...], codes: tuple[str, ...]) -> dict[str, Any]:
+    captured = view.captured
+    return {
+        "seats": list(side),
+        "card_points": sum([view.card_points[s] for s in side]),
+        "total": sum([view.totals[s] for s in side]),
+        "captured": None
+        if captured is None
+        else _codes(captured[side[0]] | captured[side[1]], codes),
+    }
+
+
+def _options(header: Header) -> dict[str, Any]:
+    """Every option of the ruleset with the value in force (ranks as a list)."""
+    values = {}
+    for spec in header.ruleset.option_specs:
+        value = getattr(header.options, spec.name)
+        values[spec.name] = list(value) if isinstance(value, tuple) else value
+    return values
+
+
+def _position_renuncio(v: Renuncio, notation: Notation) -> dict[str, Any]:
+    return {
+        "event": v.event,
+        "seat": v.seat,
+        "card": format_card(v.card, notation),
+        "obligation": _text(v.obligation),
+        "trick": v.trick,
+        "correct": [format_card(c, notation) for c in display_order(v.correct)],
+        "led": format_suit(v.led_suit, notation) if v.led_suit >= 0 else None,
+        "winning": format_card(v.winning, notation) if v.winning >= 0 else None,
+    }
+
+
+#: Each suit's code, by notation.
+_SUITS: Final[dict[str, tuple[str, ...]]] = {
+    n: tuple(format_suit(s, n) for s in range(4)) for n in get_args(Notation)
+}

@@ -19,14 +19,19 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NamedTuple, final
 
-from arbiter.engine.cards import Card, Mask
+from arbiter.engine.cards import Card, Mask, cards_of, mask_points, pack_mask
 from arbiter.engine.log import Header
 from arbiter.engine.moves import PLAY, Move
 from arbiter.engine.obligations import Obligation
-from arbiter.engine.records import Cante, Record, Renuncio
+from arbiter.engine.records import Cante, Decisive, Exchange, Record, Renuncio, Trick
 from arbiter.engine.scoring import MatchStanding, Outcome, deal_outcome
 from arbiter.engine.setup import DealSetup, mano
-from arbiter.engine.state import DealState, IllegalCode
+from arbiter.engine.state import (
+    DealState,
+    IllegalCode,
+    cante_cards,
+    declaration_cards,
+)
 
 
 class Ruling(StrEnum):
@@ -148,7 +153,12 @@ class Position:
         deal = self.deal
         over = deal.over or self.standing.over
         correct = 0 if over else deal.correct_mask(deal.turn)
+        on_table = bool(deal.trick)
+        # a deal read from a token has no history: its past tricks are not known
+        known = len(deal.tricks) == deal.trick_no
         return PositionView(
+            header=self.header,
+            standing=self.standing.copy(),
             deal=self.deals - 1,
             dealer=deal.dealer,
             mano=mano(deal.dealer, deal.players),
@@ -175,7 +185,90 @@ class Position:
             over=deal.over,
             outcome=self.outcome,
             match_over=self.standing.over,
+            led_suit=deal.led_suit if on_table else -1,
+            win_seat=deal.win_seat if on_table else -1,
+            win_card=deal.win_card if on_table else -1,
+            last_winner=deal.last_winner,
+            cantes_this_lead=deal.cantes_this_lead,
+            calls=deal.calls,
+            decisive=deal.decisive,
+            tricks=tuple(deal.tricks) if known else None,
+            captured=_captured(deal.tricks, deal.players) if known else None,
+            exchanges=tuple(deal.exchanges),
+            renuncios=tuple(deal.violations),
         )
+
+    @staticmethod
+    def from_view(view: PositionView) -> Position:
+        """The position a view shows: it judges every move as the position the view was
+        taken of, and its view is the same. The stock's unknown cards (all but those of
+        ``stock_known``) are the cards nobody holds nor has captured, in the order of their
+        ints: a view does not tell the order of the stock, so the cards drawn after the next
+        trick may differ from the original's."""
+        header = view.header
+        deal = DealState(header.ruleset, header.options, len(header.players))
+        deal.dealer = view.dealer
+        deal.hands = list(view.hands)
+        deal.stock = _stock_of(view)
+        deal.turned = view.turned
+        deal.trump = view.trump
+        deal.leader = view.leader
+        # on lead (and once over) the seat to act is the leader
+        deal.turn = view.leader if view.turn is None else view.turn
+        deal.trick = list(view.trick)
+        deal.trick_points = mask_points(_mask_of(view.trick))
+        deal.led_suit, deal.win_seat, deal.win_card = view.led_suit, view.win_seat, view.win_card
+        deal.strict = view.strict
+        deal.trick_no = view.trick_no
+        deal.tricks_won = list(view.tricks_won)
+        deal.card_points = list(view.card_points)
+        deal.cante_points = list(view.cante_points)
+        deal.sung = view.sung
+        deal.cantes_this_lead = view.cantes_this_lead
+        deal.calls = view.calls
+        deal.last_winner = view.last_winner
+        deal.decisive = view.decisive
+        deal.over = view.over
+        deal.events_applied = view.events
+        deal.tricks = [] if view.tricks is None else list(view.tricks)
+        deal.cantes = list(view.cantes)
+        deal.exchanges = list(view.exchanges)
+        deal.violations = list(view.renuncios)
+        return Position(header, view.standing.copy(), view.deal + 1, deal, view.outcome)
+
+
+def _mask_of(plays: tuple[tuple[int, Card], ...]) -> Mask:
+    mask = 0
+    for _, card in plays:
+        mask |= 1 << card
+    return mask
+
+
+def _captured(tricks: list[Trick], players: int) -> tuple[Mask, ...]:
+    """The cards of the tricks each seat has won."""
+    captured = [0] * players
+    for t in tricks:
+        captured[t.winner] |= _mask_of(t.plays)
+    return tuple(captured)
+
+
+def _stock_of(view: PositionView) -> list[Card]:
+    """A stock for a view: the cards nobody holds nor has captured and that are not on the
+    table, lowest first, then the known ones (the turned card, drawn last)."""
+    known = view.stock_known
+    unknown_count = view.stock_left - len(known)
+    if unknown_count <= 0:
+        return list(known[-view.stock_left :]) if view.stock_left else []
+    header = view.header
+    seen = _mask_of(view.trick)
+    for hand in view.hands:
+        seen |= hand
+    for mask in view.captured or ():
+        seen |= mask
+    for card in known:
+        seen |= 1 << card
+    pack = pack_mask(header.ruleset.removed_rank[len(header.players)])
+    return cards_of(pack & ~seen)[:unknown_count] + list(known)
 
 
 def _deal_of(header: Header, setup: DealSetup) -> DealState:
@@ -202,21 +295,31 @@ class PositionView(Record):
     """
 
     __slots__ = (
+        "calls",
         "cante_points",
         "cantes",
+        "cantes_this_lead",
+        "captured",
         "card_points",
         "correct",
         "deal",
         "dealer",
+        "decisive",
         "declarations",
         "events",
+        "exchanges",
         "hands",
+        "header",
+        "last_winner",
         "leader",
+        "led_suit",
         "mano",
         "match_over",
         "open_cantes",
         "outcome",
         "over",
+        "renuncios",
+        "standing",
         "stock_known",
         "stock_left",
         "strict",
@@ -224,15 +327,20 @@ class PositionView(Record):
         "totals",
         "trick",
         "trick_no",
+        "tricks",
         "tricks_won",
         "trump",
         "turn",
         "turned",
+        "win_card",
+        "win_seat",
     )
 
     def __init__(
         self,
         *,
+        header: Header,
+        standing: MatchStanding,
         deal: int,
         dealer: int,
         mano: int,
@@ -259,7 +367,21 @@ class PositionView(Record):
         over: bool,
         outcome: Outcome | None,
         match_over: bool,
+        led_suit: int,
+        win_seat: int,
+        win_card: Card,
+        last_winner: int,
+        cantes_this_lead: int,
+        calls: int,
+        decisive: Decisive | None,
+        tricks: tuple[Trick, ...] | None,
+        captured: tuple[Mask, ...] | None,
+        exchanges: tuple[Exchange, ...],
+        renuncios: tuple[Renuncio, ...],
     ) -> None:
+        self.header = header
+        #: the match standing (a copy: the view does not change with the match)
+        self.standing = standing
         self.deal = deal
         self.dealer = dealer
         self.mano = mano
@@ -288,9 +410,36 @@ class PositionView(Record):
         self.over = over
         self.outcome = outcome
         self.match_over = match_over
+        #: the trick on the table: the suit led, the seat and card winning it (-1 when empty)
+        self.led_suit = led_suit
+        self.win_seat = win_seat
+        self.win_card = win_card
+        #: the winner of the last trick completed (who leads now), -1 before the first
+        self.last_winner = last_winner
+        #: cantes declared on this lead; calls made in the deal (rulesets of calls)
+        self.cantes_this_lead = cantes_this_lead
+        self.calls = calls
+        #: the event that decided the deal before its end (its first renuncio or tute)
+        self.decisive = decisive
+        #: the tricks completed, with the cards drawn after each; and the cards each seat has
+        #: captured (None for a position without its history: one read from a token)
+        self.tricks = tricks
+        self.captured = captured
+        self.exchanges = exchanges
+        self.renuncios = renuncios
+
+    def cante_cards(self, suit: int) -> Mask:
+        """The cards a cante (or call) of ``suit`` rests on in this ruleset."""
+        return cante_cards(self.header.ruleset, self.header.options, suit)
+
+    def declaration_cards(self, move: Move) -> Mask:
+        """The cards a declaration rests on (a cante, a tute, the exchange)."""
+        return declaration_cards(move, self.trump)
 
     def astuple(self) -> tuple[Any, ...]:
         return (
+            self.header,
+            self.standing.to_fields(),
             self.deal,
             self.dealer,
             self.mano,
@@ -317,4 +466,15 @@ class PositionView(Record):
             self.over,
             self.outcome,
             self.match_over,
+            self.led_suit,
+            self.win_seat,
+            self.win_card,
+            self.last_winner,
+            self.cantes_this_lead,
+            self.calls,
+            self.decisive,
+            self.tricks,
+            self.captured,
+            self.exchanges,
+            self.renuncios,
         )

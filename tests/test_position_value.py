@@ -1,0 +1,227 @@
+"""The position as a value: read back from its view and from its JSON, it judges every move as the
+original does; and a position given from outside is checked, each fault named by its pointer.
+
+- :func:`test_from_view_judges_every_move_alike` / :func:`test_json_judges_every_move_alike`
+  (hypothesis, every ruleset and table size, renuncios and declarations in the games): at a random
+  point of a random match, every move of every seat (each card, each declaration) is judged the
+  same on ``Position.from_view(p.view())`` and on the position read from ``position_dict(p)``;
+  both give the same view (and JSON) again;
+- the facts the position carries (the trick's winner, the cards a declaration rests on, the
+  captured cards, the draws, what decided the deal) are the replay's;
+- each kind of fault of a position given from outside is refused with its JSON pointer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arbiter.engine.errors import ArbiterError, ArbiterErrors
+from arbiter.engine.match import replay
+from arbiter.engine.moves import Move, TuteOf
+from arbiter.engine.position import Position
+from arbiter.report import position_dict, read_position_json, view_dict
+from arbiter.simulate import random_log
+from tests.reference import TABLES
+
+
+def game(ruleset: str, players: int, seed: int) -> dict[str, Any]:
+    """A random match (renuncios and declarations among its moves)."""
+    return random_log(
+        ruleset, random.Random(seed), players=players, deals=3, renuncio_rate=0.1, declare_rate=0.8
+    )
+
+
+def positions(ruleset: str, players: int, seed: int) -> list[Position]:
+    """Every position of :func:`game`."""
+    log = game(ruleset, players, seed)
+    seen: list[Position] = []
+    replay(log, observer=lambda m: seen.append(m.position().copy()))
+    return seen
+
+
+def every_move(players: int) -> list[Move]:
+    """Every move of every seat: each card, each cante, both tutes, the exchange."""
+    moves = []
+    for seat in range(players):
+        moves += [Move.play(seat, c) for c in range(40)]
+        moves += [Move.sing(seat, s) for s in range(4)]
+        moves += [Move.tute(seat, of) for of in TuteOf]
+        moves.append(Move.exchange(seat))
+    return moves
+
+
+def pick(data: st.DataObject) -> Position:
+    ruleset, players = data.draw(st.sampled_from(TABLES), label="table")
+    seed = data.draw(st.integers(0, 10_000), label="seed")
+    found = positions(ruleset, players, seed)
+    return found[data.draw(st.integers(0, len(found) - 1), label="point")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_from_view_judges_every_move_alike(data: st.DataObject) -> None:
+    position = pick(data)
+    view = position.view()
+    again = Position.from_view(view)
+    assert again.view() == view
+    for move in every_move(len(position.header.players)):
+        assert again.judge(move) == position.judge(move), move
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_json_judges_every_move_alike(data: st.DataObject) -> None:
+    position = pick(data)
+    body = json.loads(json.dumps(position_dict(position)))
+    again = read_position_json(body)
+    assert position_dict(again) == body
+    for move in every_move(len(position.header.players)):
+        assert again.judge(move) == position.judge(move), move
+
+
+def test_a_judged_position_goes_on_as_the_original() -> None:
+    """Moves applied to the position read back give the same views while no card is drawn
+    (the stock's order is not in a position): here a whole tute-4p deal, which has no stock."""
+    seen = positions("tute-4p", 4, 3)
+    start = Position.from_view(seen[0].view())
+    log = game("tute-4p", 4, 3)
+    events = log["deals"][0]["events"]
+    for event, later in zip(events, seen[1:], strict=False):
+        start.apply(Move.from_json(event, 4, "spanish"))
+        assert view_dict(start.view(), start.header) == view_dict(later.view(), later.header)
+
+
+# --- the facts carried --------------------------------------------------------------------------
+
+
+def _mid_trick(ruleset: str, players: int) -> Position:
+    for seed in range(50):
+        for p in positions(ruleset, players, seed):
+            if len(p.deal.trick) >= min(2, players - 1) and p.deal.trick_no >= 2:
+                return p
+    raise AssertionError("no position in the middle of a trick")
+
+
+@pytest.mark.parametrize(("ruleset", "players"), TABLES)
+def test_the_trick_on_the_table_says_its_suit_led_and_who_wins(ruleset: str, players: int) -> None:
+    position = _mid_trick(ruleset, players)
+    body = position_dict(position)
+    trick = body["trick"]
+    assert trick["led"] == trick["plays"][0]["card"][-1]
+    deal = position.deal
+    assert trick["winning"]["seat"] == deal.win_seat
+    assert body["last_winner"] == deal.tricks[-1].winner == trick["leader"]
+    captured = [set(c) for c in body["captured"]]
+    for t in body["tricks"]:
+        assert {p["card"] for p in t["plays"]} <= captured[t["winner"]]
+    assert body["strict"] is deal.strict
+
+
+def test_declarations_carry_their_cards() -> None:
+    for seed in range(200):
+        for p in positions("tute-2p", 2, seed):
+            body = position_dict(p)
+            for d in body["declarations"]:
+                hand = set(body["hands"][d["seat"]])
+                assert set(d["cards"]) <= hand
+                if d["type"] == "sing":
+                    assert sorted(d["cards"]) == sorted([f"11{d['suit']}", f"12{d['suit']}"])
+                if d["type"] == "exchange":
+                    assert d["cards"] == [f"7{body['trump']}"]
+            if any(d["type"] == "exchange" for d in body["declarations"]):
+                return
+    raise AssertionError("no exchange open in 200 games")
+
+
+def test_draws_and_the_deciding_renuncio_are_in_the_position() -> None:
+    for seed in range(100):
+        for p in positions("tute-2p", 2, seed):
+            body = position_dict(p)
+            if body["renuncios"] and body["tricks"] and body["tricks"][0]["draws"]:
+                first = body["renuncios"][0]
+                assert body["decided"] == {"kind": "renuncio", "seat": first["seat"],
+                                           "event": first["event"]}  # fmt: skip
+                assert body["tricks"][0]["draws"][0]["seat"] == body["tricks"][0]["winner"]
+                return
+    raise AssertionError("no renuncio after a draw in 100 games")
+
+
+# --- a position given from outside ----------------------------------------------------------------
+
+
+def _body() -> dict[str, Any]:
+    return json.loads(json.dumps(position_dict(_mid_trick("tute-2p", 2))))
+
+
+def _pointers(body: dict[str, Any]) -> set[str]:
+    with pytest.raises(ArbiterError) as caught:
+        read_position_json(body)
+    err = caught.value
+    errors = err.errors if isinstance(err, ArbiterErrors) else [err]
+    return {e.pointer for e in errors}
+
+
+def test_a_card_twice_is_refused_where_it_is_the_second_time() -> None:
+    body = _body()
+    card = body["hands"][0][0]
+    body["hands"][1][0] = card
+    assert "/hands/1/0" in _pointers(body)
+
+
+def test_a_hand_of_the_wrong_size_is_refused() -> None:
+    body = _body()
+    body["hands"][1].pop()
+    assert _pointers(body) == {"/hands/1"}
+
+
+def test_plays_out_of_turn_in_the_trick_are_refused() -> None:
+    body = _body()
+    body["tricks"][1]["plays"].reverse()
+    assert "/tricks/1/plays/0/seat" in _pointers(body)
+
+
+def test_the_known_stock_card_in_a_hand_is_refused() -> None:
+    for seed in range(50):
+        for p in positions("tute-2p", 2, seed):
+            body = json.loads(json.dumps(position_dict(p)))
+            if body["stock_left"] > 2 and body["hands"][0]:
+                body["hands"][0][0] = body["turned"]
+                assert "/turned" in _pointers(body)
+                return
+    raise AssertionError("no position with a stock")
+
+
+def test_scores_that_do_not_follow_from_the_captured_cards_are_refused() -> None:
+    body = _body()
+    body["card_points"][0] += 10
+    body["totals"][1] += 1
+    assert _pointers(body) == {"/card_points/0", "/totals/1"}
+    body = _body()
+    body["tricks"][0]["points"] += 1
+    body["tricks"][1]["winner"] = 1 - body["tricks"][1]["winner"]
+    assert {"/tricks/0/points", "/tricks/1/winner"} <= _pointers(body)
+
+
+def test_a_stock_size_that_does_not_agree_with_the_draws_is_refused() -> None:
+    body = _body()
+    body["stock_left"] += 2
+    assert "/stock_left" in _pointers(body)
+
+
+def test_malformed_positions_name_the_field() -> None:
+    body = _body()
+    del body["hands"]
+    assert _pointers(body) == {"/hands"}
+    body = _body()
+    body["trick"]["plays"][0]["card"] = "99X"
+    assert _pointers(body) == {"/trick/plays/0/card"}
+    body = _body()
+    body["ruleset"] = "tute-9p"
+    assert _pointers(body) == {"/ruleset"}
+    assert _pointers({"x": 1}) == {"/ruleset"}
