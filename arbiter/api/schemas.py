@@ -305,11 +305,49 @@ class StepTrickSchema(Schema):
     number = fields.Integer(required=True, metadata=_doc("Tricks completed so far (from 0)."))
     leader = fields.Integer(required=True)
     plays = fields.List(fields.Nested(SeatCardSchema), required=True)
+    led = fields.String(required=True, allow_none=True, metadata=_doc("The suit led; null: none."))
+    winning = fields.Nested(
+        SeatCardSchema,
+        required=True,
+        allow_none=True,
+        metadata=_doc("The seat and card winning the trick so far; null before its first play."),
+    )
+
+
+_CARDS_OF = _doc("The cards it rests on.")
 
 
 class OpenCanteSchema(Schema):
     seat = fields.Integer(required=True)
     suit = fields.String(required=True)
+    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
+
+
+class StepCanteSchema(CanteSchema):
+    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
+    made_trump = fields.Boolean(
+        required=True, metadata=_doc("The deal's first call, which made trump (calls only).")
+    )
+
+
+class DeclarationSchema(MoveSchema):
+    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
+
+
+class DecidedSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(("renuncio", "tute")))
+    seat = fields.Integer(required=True)
+    event = fields.Integer(required=True)
+
+
+class OutcomeFactsSchema(OutcomeSchema):
+    class Meta:
+        exclude = ("message",)
+
+
+class StepSideSchema(SideSchema):
+    card_points = fields.Integer(required=True)
+    captured = fields.List(fields.String(), required=True, allow_none=True)
 
 
 class StepSchema(Schema):
@@ -327,7 +365,7 @@ class StepSchema(Schema):
     )
     tricks_won = fields.List(fields.Integer(), required=True)
     card_points = fields.List(fields.Integer(), required=True)
-    cantes = fields.List(fields.Nested(CanteSchema), required=True)
+    cantes = fields.List(fields.Nested(StepCanteSchema), required=True)
     open_cantes = fields.List(
         fields.Nested(OpenCanteSchema),
         required=True,
@@ -336,6 +374,43 @@ class StepSchema(Schema):
     totals = fields.List(fields.Integer(), required=True)
     legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
     over = fields.Boolean(required=True)
+    strict = fields.Boolean(
+        required=True, metadata=_doc("Whether the obligations apply (false while a stock lasts).")
+    )
+    last_winner = fields.Integer(
+        required=True, allow_none=True, metadata=_doc("The last completed trick's winner.")
+    )
+    cante_points = fields.List(fields.Integer(), required=True)
+    sung = fields.List(fields.String(), required=True, metadata=_doc("Suits sung so far."))
+    cantes_this_lead = fields.Integer(required=True)
+    calls = fields.Integer(required=True, metadata=_doc("Calls made so far (calls only)."))
+    declarations = fields.List(
+        fields.Nested(DeclarationSchema),
+        required=True,
+        metadata=_doc("The declarations open to the seat to act, with their cards."),
+    )
+    tricks = fields.List(
+        fields.Nested(TrickSchema),
+        required=True,
+        allow_none=True,
+        metadata=_doc("The tricks completed, with the draws; null: not known (from a state_id)."),
+    )
+    captured = fields.List(
+        fields.List(fields.String()),
+        required=True,
+        allow_none=True,
+        metadata=_doc("Each seat's cards of the tricks it won; null: not known."),
+    )
+    exchanges = fields.List(fields.Nested(ExchangeSchema), required=True)
+    decided = fields.Nested(
+        DecidedSchema,
+        required=True,
+        allow_none=True,
+        metadata=_doc("The event that decided the deal before its end (first renuncio or tute)."),
+    )
+    outcome = fields.Nested(OutcomeFactsSchema, required=True, allow_none=True)
+    match_over = fields.Boolean(required=True)
+    sides = fields.List(fields.Nested(StepSideSchema), metadata=_doc("tute-4p only"))
     stock_left = fields.Integer(metadata=_doc("tute-2p only"))
     stock_known = fields.List(
         fields.String(),
@@ -345,16 +420,16 @@ class StepSchema(Schema):
 
 class PositionRenuncioSchema(ViolationSchema):
     class Meta:
-        exclude = ("kind", "correct", "message")
+        exclude = ("kind", "message")
+
+    led = fields.String(required=True, allow_none=True)
+    winning = fields.String(required=True, allow_none=True)
 
 
-class ConformancePositionSchema(StepSchema):
-    """The ``position`` of a conformance question (protocol 2, docs/conformance.md): the step
-    of the deal the question's log reaches, without its legal moves (what an engine is asked),
-    with the header, the deal's place in the match, the renuncios made and the standing."""
-
-    class Meta:
-        exclude = ("legal_moves",)
+class PositionSchema(StepSchema):
+    """A whole position (docs/api.md, "The position"): a step with the header, the deal's place
+    in the match, the renuncios made and the standing. ``POST /v1/positions`` answers one and
+    ``POST /v1/moves/validate`` takes one."""
 
     ruleset = fields.String(required=True, validate=validate.OneOf(tuple(RULESETS)))
     options = fields.Dict(
@@ -373,6 +448,14 @@ class ConformancePositionSchema(StepSchema):
         metadata=_doc("The deal's renuncios so far: the first decides it."),
     )
     match = fields.Nested(MatchSchema, required=True)
+
+
+class ConformancePositionSchema(PositionSchema):
+    """The ``position`` of a conformance question (protocol 2, docs/conformance.md): the position
+    the question's log reaches, without its legal moves (what an engine is asked)."""
+
+    class Meta:
+        exclude = ("legal_moves",)
 
 
 class IllegalSchema(Schema):
