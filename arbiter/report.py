@@ -98,11 +98,17 @@ class Verdict:
     position after it (when it is ``ok`` and the referee seals)."""
 
     def __init__(
-        self, position: Position, judgement: Judgement, state_id: str | None = None
+        self,
+        position: Position,
+        judgement: Judgement,
+        state_id: str | None = None,
+        after: Position | None = None,
     ) -> None:
         self.position = position
         self.judgement = judgement
         self.state_id = state_id
+        #: the position after the move, answered when the move was judged on a given position
+        self.after = after
 
     @property
     def legal(self) -> bool:
@@ -121,7 +127,7 @@ class Verdict:
             message = renuncio_message(j.renuncio, state, words)
         else:
             message = _ok_message(j.move, state, words)
-        return {
+        body = {
             "legal": self.legal,
             "verdict": _text(j.verdict),
             "obligation": None if j.obligation is None else _text(j.obligation),
@@ -133,6 +139,9 @@ class Verdict:
             "legal_moves": _moves(state, notation, self._correct_now()),
             "state_id": self.state_id,
         }
+        if self.after is not None:
+            body["position"] = position_dict(self.after)
+        return body
 
     def _correct_now(self) -> int | None:
         """The correct plays of the seat to act, when judging the move already found them."""

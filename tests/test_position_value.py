@@ -27,6 +27,7 @@ from arbiter.engine.moves import Move, TuteOf
 from arbiter.engine.position import Position
 from arbiter.report import position_dict, read_position_json, view_dict
 from arbiter.simulate import random_log
+from tests.api_support import ANY_STATE_ID, assert_problem, make_client
 from tests.reference import TABLES
 
 
@@ -225,3 +226,90 @@ def test_malformed_positions_name_the_field() -> None:
     body["ruleset"] = "tute-9p"
     assert _pointers(body) == {"/ruleset"}
     assert _pointers({"x": 1}) == {"/ruleset"}
+
+
+# --- over HTTP: POST /v1/positions and a position given to /v1/moves/validate ---------------------
+
+
+def test_post_positions_answers_the_position_a_log_leads_to() -> None:
+    client = make_client()
+    log = random_log("tute-2p", random.Random(5), finish_last=False, stop_after=17)
+    answer = client.post("/v1/positions", json=log)
+    assert answer.status_code == 200, answer.get_json()
+    position = answer.get_json()["position"]
+    steps = client.post("/v1/replays", json={**log, "steps": True}).get_json()
+    step = steps["deals"][-1]["steps"][-1]
+    assert {k: position[k] for k in step} == step
+    assert position["event"] == 17 and position["ruleset"] == "tute-2p"
+    at = client.post("/v1/positions", json={**log, "deal": 0, "event": 4}).get_json()["position"]
+    assert {k: at[k] for k in step} == steps["deals"][0]["steps"][4]
+
+
+def test_post_positions_from_a_state_id_has_no_past_tricks() -> None:
+    client = make_client()
+    log = random_log("tute-4p", random.Random(5), finish_last=False, stop_after=9)
+    state_id = client.post("/v1/replays", json=log).get_json()["state_id"]
+    position = client.post("/v1/positions", json={"state_id": state_id}).get_json()["position"]
+    whole = client.post("/v1/positions", json=log).get_json()["position"]
+    assert position["tricks"] is None and position["captured"] is None
+    assert position["hands"] == whole["hands"] and position["legal_moves"] == whole["legal_moves"]
+    assert_problem(client.post("/v1/positions", json={"state_id": "x" * 40}), 409)
+
+
+def test_post_positions_refuses_a_point_the_log_does_not_reach() -> None:
+    client = make_client()
+    log = random_log("tute-2p", random.Random(5), finish_last=False, stop_after=5)
+    problem = assert_problem(client.post("/v1/positions", json={**log, "event": 9}), 422)
+    assert problem["errors"][0]["pointer"] == "/event"
+    problem = assert_problem(client.post("/v1/positions", json={**log, "deal": "x"}), 422)
+    assert problem["errors"][0]["pointer"] == "/deal"
+
+
+def test_validate_on_a_given_position_answers_as_on_the_log_and_goes_on() -> None:
+    client = make_client()
+    log = random_log("tute-3p", random.Random(8), finish_last=False, stop_after=13)
+    position = client.post("/v1/positions", json=log).get_json()["position"]
+    for move in position["legal_moves"][:3] + [
+        {"type": "play", "seat": position["turn"], "card": c}
+        for hand in position["hands"] for c in hand[:2]
+    ]:  # fmt: skip
+        on_log = client.post("/v1/moves/validate", json={**log, "move": move}).get_json()
+        given = client.post("/v1/moves/validate", json={"position": position, "move": move})
+        assert given.status_code == 200, given.get_json()
+        body = given.get_json()
+        assert {k: v for k, v in body.items() if k not in ("state_id", "position")} == {
+            k: v for k, v in on_log.items() if k != "state_id"
+        }
+        if body["verdict"] == "ok":
+            assert body["state_id"] == ANY_STATE_ID
+            longer = {**log, "deals": [{**log["deals"][0],
+                                        "events": [*log["deals"][0]["events"], move]}]}  # fmt: skip
+            after = client.post("/v1/positions", json=longer).get_json()["position"]
+            assert body["position"] == after
+            then = client.post(
+                "/v1/moves/validate",
+                json={"state_id": body["state_id"], "move": after["legal_moves"][0]},
+            )
+            assert then.get_json()["verdict"] == "ok"
+        else:
+            assert "position" not in body
+
+
+def test_validate_refuses_an_inconsistent_position_naming_each_field() -> None:
+    client = make_client()
+    log = random_log("tute-4p", random.Random(8), finish_last=False, stop_after=13)
+    position = client.post("/v1/positions", json=log).get_json()["position"]
+    move = position["legal_moves"][0]
+    position["hands"][2] = position["hands"][2][1:]
+    position["totals"][0] += 5
+    problem = assert_problem(
+        client.post("/v1/moves/validate", json={"position": position, "move": move}), 422
+    )
+    assert {e["pointer"] for e in problem["errors"]} == {"/position/hands/2"}
+    position = client.post("/v1/positions", json=log).get_json()["position"]
+    position["totals"][0] += 5
+    position["turn"] = (position["turn"] + 1) % 4
+    problem = assert_problem(
+        client.post("/v1/moves/validate", json={"position": position, "move": move}), 422
+    )
+    assert {e["pointer"] for e in problem["errors"]} >= {"/position/totals/0", "/position/turn"}

@@ -192,7 +192,33 @@ class ValidateRequestSchema(GameLogSchema):
     ruleset = _ruleset_field(required=False)
     players = _players_field(required=False)
     deals = _deals_field(required=False)
+    position = fields.Dict(
+        metadata=_doc(
+            "A whole position (docs/api.md, The position; the answer of /v1/positions), "
+            "instead of a log or a state_id."
+        )
+    )
     move = fields.Nested(EventSchema, required=True)
+
+
+class PositionRequestSchema(GameLogSchema):
+    """A game log (and optionally the point of it: a deal and an event count), or a
+    ``state_id``."""
+
+    state_id = fields.String(
+        validate=validate.Length(min=1, max=MAX_TOKEN_LENGTH),
+        metadata=_doc("A sealed position from an earlier answer, instead of a log."),
+    )
+    ruleset = _ruleset_field(required=False)
+    players = _players_field(required=False)
+    deals = _deals_field(required=False)
+    deal = fields.Integer(
+        validate=validate.Range(min=0), metadata=_doc("The deal of the point (default: the last).")
+    )
+    event = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata=_doc("Events of that deal applied at the point (default: all)."),
+    )
 
 
 # --- responses -------------------------------------------------------------------------------
@@ -458,6 +484,10 @@ class ConformancePositionSchema(PositionSchema):
         exclude = ("legal_moves",)
 
 
+class PositionAnswerSchema(Schema):
+    position = fields.Nested(PositionSchema, required=True)
+
+
 class IllegalSchema(Schema):
     deal = fields.Integer(required=True)
     event = fields.Integer(required=True, allow_none=True)
@@ -500,6 +530,10 @@ class VerdictSchema(Schema):
     correct = fields.List(fields.String(), allow_none=True, metadata=_doc("renuncio only"))
     legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
     state_id = fields.String(required=True, allow_none=True)
+    position = fields.Nested(
+        "PositionSchema",
+        metadata=_doc("With a position given and an ok move: the position after it."),
+    )
 
 
 class OptionInfoSchema(Schema):
