@@ -389,7 +389,7 @@ V1: tuple[Endpoint, ...] = (
         "POST",
         "/v1/positions",
         "The position a log leads to",
-        "Answers {\"position\": ...} (docs/api.md, The position): every fact of the point a log "
+        'Answers {"position": ...} (docs/api.md, The position): every fact of the point a log '
         "ends in (or, with deal and event, the point after that many events of that deal), or "
         "of the point a state_id holds (a state_id carries no past tricks: tricks and captured "
         "are null). The position can be sent back to /v1/moves/validate with a move.",
