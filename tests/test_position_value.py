@@ -313,3 +313,45 @@ def test_validate_refuses_an_inconsistent_position_naming_each_field() -> None:
         client.post("/v1/moves/validate", json={"position": position, "move": move}), 422
     )
     assert {e["pointer"] for e in problem["errors"]} >= {"/position/totals/0", "/position/turn"}
+
+
+JUNK = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 50), st.sampled_from(["1O", "12B", "O", "x", ""]),
+    st.lists(st.integers(-1, 5), max_size=3), st.dictionaries(st.sampled_from(["seat", "card"]),
+                                                              st.integers(-1, 5), max_size=2),
+)  # fmt: skip
+
+
+def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path into a JSON value."""
+    found = [path]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _places(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += _places(item, (*path, i))
+    return found
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_position_with_any_field_spoilt_is_read_or_refused_never_an_error(
+    data: st.DataObject,
+) -> None:
+    body = json.loads(json.dumps(position_dict(pick(data))))
+    for _ in range(data.draw(st.integers(1, 3), label="spoils")):
+        path = data.draw(st.sampled_from(_places(body)[1:]), label="path")
+        parent = body
+        for key in path[:-1]:
+            parent = parent[key]
+        if data.draw(st.booleans(), label="delete") and isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = data.draw(JUNK, label="junk")
+    try:
+        position = read_position_json(body)
+    except ArbiterError:
+        return
+    for move in every_move(len(position.header.players)):
+        position.judge(move)

@@ -24,7 +24,7 @@ from arbiter.engine.log import DEFAULT_LIMITS, Header, Limits, parse_header
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.position import Position, PositionView
 from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Renuncio, Trick
-from arbiter.engine.rulesets import CanteStyle
+from arbiter.engine.rulesets import CanteStyle, TrumpSource
 from arbiter.engine.scoring import MatchStanding, deal_outcome
 from arbiter.engine.setup import mano
 from arbiter.engine.state import cante_value, free_play, trick_standing
@@ -176,8 +176,9 @@ def read_position(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position:
         reader.fault(f"{ruleset.name} has no stock", "stock_left")
     cantes = _cantes(reader, trump)
     first_call = cantes[0].trick if cantes and ruleset.cantes == CanteStyle.IN_TRICK else -1
-    if first_call >= 0 and trump != cantes[0].suit:
-        reader.fault("the first call makes trump", "trump")
+    _check_trump(reader, trump, turned, cantes)
+    if data.get("exchanges") and not ruleset.exchange:
+        reader.fault(f"{ruleset.name} has no exchange", "exchanges")
     leader, plays = reader.trick_on_table()
     tricks = reader.tricks(trump, first_call)
     exchanges = _exchanges(reader)
@@ -254,6 +255,20 @@ def read_position(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position:
     if over:
         position.outcome = deal_outcome(position.deal)
     return position
+
+
+def _check_trump(reader: _Reader, trump: int, turned: Card, cantes: list[Cante]) -> None:
+    """Trump is the turned card's suit, or in the rulesets of calls the first call's (none
+    before it, and no card turned)."""
+    if reader.header.ruleset.trump_from == TrumpSource.CALL:
+        if turned >= 0:
+            reader.fault(f"{reader.header.ruleset.name} turns no card", "turned")
+        if trump != (cantes[0].suit if cantes else NO_TRUMP):
+            reader.fault("the first call makes trump (none before it)", "trump")
+    elif turned < 0:
+        reader.fault("missing: the card that shows trump", "turned")
+    elif trump != turned // 10:
+        reader.fault("trump is the suit of the turned card", "trump")
 
 
 def _mask(cards: list[Card]) -> Mask:
