@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from arbiter.conformance.kit.protocol import Ask, Family, Kind, events_in
-from arbiter.engine.cards import SEVEN, Suit, card_codes, card_suit, make_card, parse_card
+from arbiter.engine.cards import Suit, card_codes, card_suit, parse_card
 from arbiter.engine.moves import Move, TuteOf
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.rulesets import RULESETS, partner
@@ -103,7 +103,7 @@ def _seven_on_lead(spot: Spot) -> bool:
     return (
         spot.on_lead
         and spot.trump != NO_TRUMP
-        and bool(spot.hand >> make_card(SEVEN, spot.trump) & 1)
+        and bool(spot.hand & spot.view.declaration_cards(Move.exchange(spot.seat)))
         and bool(spot.stock_left)
     )
 
