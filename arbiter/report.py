@@ -70,7 +70,8 @@ class Replay:
         if self.steps is not None:
             header = self.match.header
             for deal, views in zip(deals, self.steps, strict=True):
-                deal["steps"] = [view_dict(v, header) for v in views]
+                memo = StepMemo(deal["tricks"])
+                deal["steps"] = [view_dict(v, header, memo) for v in views]
         return {
             "state_id": self.state_id,
             "status": _text(self.status),
@@ -174,16 +175,7 @@ def _deal(
     # no call for a trick without draws (every trick of the rulesets without a stock): with
     # the tuple-typed _seat_cards, to_dict of a tute-4p deal went from 80.6K to 70.0K
     # instructions (callgrind, 200 deals)
-    tricks = [
-        {
-            "leader": t.leader,
-            "plays": _seat_cards(t.plays, seat_cards),
-            "winner": t.winner,
-            "points": t.points,
-            "draws": _seat_cards(t.draws, seat_cards) if t.draws else [],
-        }
-        for t in state.tricks
-    ]
+    tricks = [_trick(t, seat_cards) for t in state.tricks]
     if state.trick:
         tricks.append(
             {
@@ -420,9 +412,34 @@ def _ok_message(move: Move, state: DealState, words: Phrases) -> str:
 # --- the position view ---------------------------------------------------------------------------
 
 
-def view_dict(view: PositionView, header: Header) -> dict[str, Any]:
+class StepMemo:
+    """What the steps of one deal share, so that each is written once: the lists of codes of
+    the masks met (a hand changes by a card an event, the captured cards by a trick) and the
+    deal's tricks as its body writes them (a step's completed tricks are their first ones).
+    The steps' lists are then shared, and read only (measured under cProfile, pure build: the
+    steps of 180 deals of three tables, 2.1 s without it, 1.5 s with it)."""
+
+    __slots__ = ("cards", "tricks")
+
+    def __init__(self, tricks: list[dict[str, Any]]) -> None:
+        self.cards: dict[int, list[str]] = {}
+        self.tricks = tricks
+
+
+def _codes_of(mask: int, codes: tuple[str, ...], memo: StepMemo | None) -> list[str]:
+    """:func:`_codes`, through the memo when there is one."""
+    if memo is None:
+        return _codes(mask, codes)
+    found = memo.cards.get(mask)
+    if found is None:
+        found = memo.cards[mask] = _codes(mask, codes)
+    return found
+
+
+def view_dict(view: PositionView, header: Header, memo: StepMemo | None = None) -> dict[str, Any]:
     """A :class:`PositionView` as JSON (docs/api.md, "The position"): cards as codes in the
-    log's notation, each hand in display order."""
+    log's notation, each hand in display order. ``memo``: the steps of a deal written one
+    after the other share it (:class:`StepMemo`)."""
     notation = header.notation
     codes = card_codes(notation)
     table = _SEAT_CARDS[notation]
@@ -434,7 +451,7 @@ def view_dict(view: PositionView, header: Header) -> dict[str, Any]:
     body: dict[str, Any] = {
         "event": view.events,
         "turn": view.turn,
-        "hands": [[codes[c] for c in display_order(h)] for h in view.hands],
+        "hands": [_codes_of(h, codes, memo) for h in view.hands],
         "trick": {
             "number": view.trick_no,
             "leader": view.leader,
@@ -464,10 +481,10 @@ def view_dict(view: PositionView, header: Header) -> dict[str, Any]:
             {**m.to_json(notation), "cards": _codes(view.declaration_cards(m), codes)}
             for m in view.declarations
         ],
-        "tricks": None if view.tricks is None else [_trick(t, table) for t in view.tricks],
+        "tricks": _tricks(view.tricks, table, memo),
         "captured": None
         if view.captured is None
-        else [_codes(mask, codes) for mask in view.captured],
+        else [_codes_of(mask, codes, memo) for mask in view.captured],
         "exchanges": [_exchange(e, codes) for e in view.exchanges],
         "decided": _decided(view.decisive),
         "outcome": None if view.outcome is None else _outcome_facts(view.outcome),
@@ -571,6 +588,16 @@ def _view_cante(
         "cards": _codes(view.cante_cards(c.suit), codes),
         "made_trump": index == 0 and view.calls > 0,
     }
+
+
+def _tricks(
+    tricks: tuple[Trick, ...] | None, table: tuple[dict[str, Any], ...], memo: StepMemo | None
+) -> list[dict[str, Any]] | None:
+    if tricks is None:
+        return None
+    if memo is not None:
+        return memo.tricks[: len(tricks)]
+    return [_trick(t, table) for t in tricks]
 
 
 def _trick(t: Trick, table: tuple[dict[str, Any], ...]) -> dict[str, Any]:
