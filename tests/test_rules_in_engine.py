@@ -6,8 +6,7 @@ of the package, the vectors' generator (devtools/) and the page's JavaScript rea
 greps their sources for the marks of a rule worked out again — a trick-winner comparison, the
 rank and point tables, the cards of a cante or of the exchange, the mano's seat, stock-size
 arithmetic — so that a new one fails here and is moved into the engine (or read from the
-position) instead. ``rederived.js`` is the page's one module of rule facts still worked out
-(read its header); it is left out until the page reads them from the position.
+position) instead.
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "arbiter" / "engine"
 STATIC = ROOT / "arbiter" / "web" / "static"
-#: The page's module of rule facts still worked out, each in one function (its header).
-REDERIVED = STATIC / "rederived.js"
 
 #: Marks of a rule worked out again, in Python, with what they re-derive.
 PYTHON_MARKS = {
@@ -50,8 +47,7 @@ def _sources() -> list[Path]:
         for p in sorted(base.rglob("*.py"))
         if ENGINE not in p.parents
     ]
-    js = [p for p in sorted(STATIC.glob("*.js")) if p != REDERIVED]
-    return python + js
+    return python + sorted(STATIC.glob("*.js"))
 
 
 def _code_lines(path: Path) -> list[tuple[int, str]]:

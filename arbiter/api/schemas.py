@@ -561,6 +561,12 @@ class RulesetSchema(Schema):
     title = fields.String(required=True)
     players = fields.List(fields.Integer(), required=True)
     cards_per_player = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    stock_size = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata=_doc("Cards of the stock as dealt, its turned card included (0: no stock)."),
+    )
     description = fields.String(required=True)
     options = fields.Dict(
         keys=fields.String(), values=fields.Nested(OptionInfoSchema), required=True

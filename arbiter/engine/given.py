@@ -412,7 +412,7 @@ def _check_counts(
         if len(hand) != held[seat]:
             reader.fault(f"seat {seat} holds {held[seat]} cards at this point", "hands", seat)
     if ruleset.stock:
-        stock = ruleset.pack_size(n) - dealt * n
+        stock = ruleset.stock_size(n)
         if stock_left != stock - drawn:
             reader.fault(f"{stock - drawn} cards are left after the draws", "stock_left")
 
