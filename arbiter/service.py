@@ -161,29 +161,28 @@ class Referee:
         """The body of ``POST /v1/positions``: the position a log leads to (or, with ``deal``
         and ``event``, the one after that many events of that deal), or the one a
         ``state_id`` holds; as ``{"position": {...}}``."""
-        if "ruleset" not in body and "state_id" in body:
-            return {"position": position_dict(self.open(body["state_id"]))}
-        deal, event = body.get("deal"), body.get("event")
-        for key, value in (("deal", deal), ("event", event)):
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                                      or value < 0):  # fmt: skip
+        state_id = _state_id(body) if "state_id" in body else None
+        if "ruleset" not in body and state_id is not None:
+            return {"position": position_dict(self.open(state_id))}
+        for key in ("deal", "event"):
+            value = body.get(key, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise LogError("must be an integer from 0", (key,))
+        deal, event = body.get("deal"), body.get("event")
+        if deal is None and event is None:
+            match = replay(body, self.limits)
+            _refuse_illegal(match, "asking for its position")
+            if not match.deals:
+                raise LogError("no deal to play", ("deals",))
+            return {"position": position_dict(match.position())}
         seen: list[Position] = []
-        at: list[int] = []
 
         def observe(match: MatchState) -> None:
             index, count = len(match.deals) - 1, match.deals[-1].state.events_applied
             if (deal is None or index == deal) and (event is None or count == event):
                 seen[:] = [match.position().copy()]
-                at[:] = [index]
 
-        named = deal is not None or event is not None
-        match = replay(body, self.limits, observe if named else None)
-        if not named:
-            _refuse_illegal(match, "a position")
-            if not match.deals:
-                raise LogError("no deal to play", ("deals",))
-            return {"position": position_dict(match.position())}
+        replay(body, self.limits, observe)
         if not seen:
             where = "event" if event is not None else "deal"
             raise LogError("the log has no such point (before any illegal event)", (where,))
@@ -195,13 +194,13 @@ class Referee:
         log wins over a ``state_id``."""
         if "move" not in body:
             raise LogError("missing", ("move",))
+        if "position" in body and not isinstance(body["position"], Mapping):
+            raise LogError("must be an object", ("position",))
         if "position" in body and "ruleset" not in body and "state_id" not in body:
+            if "deal" in body:
+                raise LogError("deal goes with a state_id, not with a position", ("deal",))
             return self.validate_position(body["position"], body["move"])
-        state_id = body.get("state_id")
-        if "state_id" in body and not (
-            isinstance(state_id, str) and 0 < len(state_id) <= MAX_TOKEN_LENGTH
-        ):
-            raise LogError(f"must be a string of 1 to {MAX_TOKEN_LENGTH} characters", ("state_id",))
+        state_id = _state_id(body) if "state_id" in body else None
         if "ruleset" in body or state_id is None:
             if "deal" in body:
                 raise LogError(
@@ -310,6 +309,14 @@ class Referee:
         """Keep these states, in one round trip."""
         assert self.cache is not None
         self.cache.keep({key: encode(match) for key, match in states})
+
+
+def _state_id(body: Mapping[str, Any]) -> str:
+    """The body's ``state_id``, a string of the length a token can have."""
+    state_id = body["state_id"]
+    if not (isinstance(state_id, str) and 0 < len(state_id) <= MAX_TOKEN_LENGTH):
+        raise LogError(f"must be a string of 1 to {MAX_TOKEN_LENGTH} characters", ("state_id",))
+    return state_id
 
 
 def _refuse_illegal(match: MatchState, before: str) -> None:

@@ -107,6 +107,17 @@ class _Reader:
     def fault(self, message: str, *path: str | int) -> None:
         self.faults.append(LogError(message, path))
 
+    def records(self, key: str, most: int) -> list[tuple[Path, Mapping[str, Any]]]:
+        """The objects of the list ``key`` (none when it is left out), each with its path."""
+        raw = _list(self.data.get(key, []), (key,), most)
+        return [((key, i), _obj(item, (key, i))) for i, item in enumerate(raw)]
+
+    def seat(self, record: Mapping[str, Any], path: Path) -> int:
+        return _int(_need(record, "seat", path), (*path, "seat"), 0, self.players - 1)
+
+    def card(self, record: Mapping[str, Any], path: Path, key: str) -> Card:
+        return _card(_need(record, key, path), self.header, (*path, key))
+
     def trick_on_table(self) -> tuple[int, Plays]:
         trick = _obj(_need(self.data, "trick", ()), ("trick",))
         leader = _int(_need(trick, "leader", ("trick",)), ("trick", "leader"), 0, self.players - 1)
@@ -280,13 +291,11 @@ def _mask(cards: list[Card]) -> Mask:
 
 def _cantes(reader: _Reader, trump: int) -> list[Cante]:
     """The cantes (or calls), their points as the rules make them."""
-    header, n = reader.header, reader.players
-    tricks = header.ruleset.tricks(n)
+    header = reader.header
+    tricks = header.ruleset.tricks(reader.players)
     cantes = []
-    for i, item in enumerate(_list(reader.data.get("cantes", []), ("cantes",), 8)):
-        path: Path = ("cantes", i)
-        c = _obj(item, path)
-        seat = _int(_need(c, "seat", path), (*path, "seat"), 0, n - 1)
+    for i, (path, c) in enumerate(reader.records("cantes", 8)):
+        seat = reader.seat(c, path)
         suit = _suit(_need(c, "suit", path), header, (*path, "suit"))
         trick = _int(_need(c, "trick", path), (*path, "trick"), 0, tricks - 1)
         points = cante_value(header.ruleset, suit, trump, i)
@@ -297,16 +306,10 @@ def _cantes(reader: _Reader, trump: int) -> list[Cante]:
 
 
 def _exchanges(reader: _Reader) -> list[Exchange]:
-    header, n = reader.header, reader.players
-    exchanges = []
-    for i, item in enumerate(_list(reader.data.get("exchanges", []), ("exchanges",), 1)):
-        path: Path = ("exchanges", i)
-        e = _obj(item, path)
-        seat = _int(_need(e, "seat", path), (*path, "seat"), 0, n - 1)
-        gave = _card(_need(e, "gave", path), header, (*path, "gave"))
-        took = _card(_need(e, "took", path), header, (*path, "took"))
-        exchanges.append(Exchange(seat, gave, took))
-    return exchanges
+    return [
+        Exchange(reader.seat(e, path), reader.card(e, path, "gave"), reader.card(e, path, "took"))
+        for path, e in reader.records("exchanges", 1)
+    ]
 
 
 def _renuncios(
@@ -314,14 +317,11 @@ def _renuncios(
 ) -> list[Renuncio]:
     """The renuncios: each a card of its trick, with the suit led and the card winning when it
     was played worked out from the trick (and the trump then in force)."""
-    header, n = reader.header, reader.players
     found = []
-    for i, item in enumerate(_list(reader.data.get("renuncios", []), ("renuncios",), 40)):
-        path: Path = ("renuncios", i)
-        r = _obj(item, path)
+    for path, r in reader.records("renuncios", 40):
         event = _int(_need(r, "event", path), (*path, "event"), 0, 200)
-        seat = _int(_need(r, "seat", path), (*path, "seat"), 0, n - 1)
-        card = _card(_need(r, "card", path), header, (*path, "card"))
+        seat = reader.seat(r, path)
+        card = reader.card(r, path, "card")
         raw_obligation = _need(r, "obligation", path)
         if raw_obligation not in tuple(o.value for o in Obligation):
             raise LogError("not an obligation", (*path, "obligation"))
@@ -333,7 +333,7 @@ def _renuncios(
         in_force = NO_TRUMP if trick <= first_call else trump
         before = in_trick[: in_trick.index((seat, card))]
         _, led, _, winning = trick_standing(before, in_force)
-        correct = _mask(_cards(r.get("correct", []), header, (*path, "correct"), 40))
+        correct = _mask(_cards(r.get("correct", []), reader.header, (*path, "correct"), 40))
         found.append(
             Renuncio(event, seat, card, Obligation(raw_obligation), correct, trick, led, winning)
         )

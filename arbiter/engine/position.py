@@ -11,7 +11,11 @@ sealed state token carries one.
 
 :meth:`Position.view` is what a person (or another engine) sees at that point: a
 :class:`PositionView`, the one source for the page's step-through, the conformance kit's
-questions and the table editor.
+questions, ``POST /v1/positions`` and the table editor. It carries every fact a reader needs,
+worked out here once (the trick's winner, the cards a declaration rests on, the cards drawn and
+captured, what decided the deal...), and goes back: :meth:`Position.from_view` is a position that
+judges every move as the one the view was taken of (:mod:`arbiter.engine.given` reads one from
+its JSON).
 """
 
 from __future__ import annotations
