@@ -395,3 +395,16 @@ def test_post_positions_refuses_a_state_id_that_is_not_a_string_and_an_illegal_l
     events.append({**events[-1]})  # the same card again: not in the hand any more
     problem = assert_problem(client.post("/v1/positions", json=log), 422)
     assert problem["errors"][0]["pointer"] == "/deals/0/events/5"
+
+
+def test_validate_refuses_a_deal_with_a_position() -> None:
+    client = make_client()
+    log = random_log("tute-2p", random.Random(8), finish_last=False, stop_after=3)
+    position = client.post("/v1/positions", json=log).get_json()["position"]
+    body = {"position": position, "move": position["legal_moves"][0], "deal": log["deals"][0]}
+    problem = assert_problem(client.post("/v1/moves/validate", json=body), 422)
+    assert problem["errors"][0]["pointer"] == "/deal"
+    problem = assert_problem(
+        client.post("/v1/moves/validate", json={**log, "position": 3, "move": body["move"]}), 422
+    )
+    assert problem["errors"][0]["pointer"] == "/position"
