@@ -16,6 +16,7 @@ JSON gives too to the engine's. Each fault is an error with its JSON pointer, al
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from arbiter.engine.cards import STRENGTH_OF_RANK, Card, Mask, parse_card, parse_suit
@@ -163,10 +164,39 @@ class _Reader:
         return tricks
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What a position's JSON gives, read and checked; the rest follows from it."""
+
+    header: Header
+    deal: int
+    dealer: int
+    hands: tuple[Mask, ...]
+    trump: int
+    turned: Card
+    stock_left: int
+    leader: int
+    plays: Plays
+    tricks: list[Trick]
+    cantes: list[Cante]
+    exchanges: list[Exchange]
+    renuncios: list[Renuncio]
+    decisive: Decisive | None
+    standing: MatchStanding
+
+
 def read_position(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position:
     """The position a JSON object describes (its header included), checked; an
     :class:`ArbiterError` (several: :class:`ArbiterErrors`) naming each fault by its path."""
-    data = _obj(raw, ())
+    facts = _read(_obj(raw, ()), limits)
+    position = Position.from_view(_view_of(facts))
+    if position.deal.over:
+        position.outcome = deal_outcome(position.deal)
+    return position
+
+
+def _read(data: Mapping[str, Any], limits: Limits) -> _Facts:
+    """The facts of a position's JSON, each checked against the others."""
     header = parse_header({k: data[k] for k in _HEADER_KEYS if k in data}, limits)
     ruleset, n = header.ruleset, len(header.players)
     deal_index = _int(data.get("deal", 0), ("deal",), 0, limits.max_deals - 1)
@@ -192,47 +222,53 @@ def read_position(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position:
         reader.fault(f"{ruleset.name} has no exchange", "exchanges")
     leader, plays = reader.trick_on_table()
     tricks = reader.tricks(trump, first_call)
-    exchanges = _exchanges(reader)
     renuncios = _renuncios(reader, tricks, plays, trump, first_call)
-    decisive = _decisive(reader, renuncios)
+    facts = _Facts(
+        header, deal_index, dealer, tuple(_mask(h) for h in hands), trump, turned, stock_left,
+        leader, plays, tricks, cantes, _exchanges(reader), renuncios,
+        _decisive(reader, renuncios), _standing(data, n),
+    )  # fmt: skip
     _check_cards(reader, hands, plays, tricks, turned if stock_left else -1)
     _check_counts(reader, hands, plays, tricks, stock_left)
     if leader != (tricks[-1].winner if tricks else mano(dealer, n)):
         reader.fault("the last trick's winner (the mano before any) leads", "trick", "leader")
     if reader.faults:
         raise ArbiterErrors(reader.faults) if len(reader.faults) > 1 else reader.faults[0]
+    return facts
 
-    hand_masks = tuple(_mask(h) for h in hands)
+
+def _view_of(facts: _Facts) -> PositionView:
+    """The view the facts make, what follows from them worked out as a replay does (the
+    fields :meth:`Position.from_view` does not read are left empty: its own view fills
+    them)."""
+    ruleset, n = facts.header.ruleset, len(facts.header.players)
+    tricks, cantes, plays, decisive = facts.tricks, facts.cantes, facts.plays, facts.decisive
     trick_no = len(tricks)
-    tricks_won, card_points = [0] * n, [0] * n
-    captured = [0] * n
+    tricks_won, card_points, captured, cante_points = [0] * n, [0] * n, [0] * n, [0] * n
     for t in tricks:
         tricks_won[t.winner] += 1
         card_points[t.winner] += t.points
         captured[t.winner] |= _mask([c for _, c in t.plays])
-    cante_points = [0] * n
     sung = 0
     for c in cantes:
         cante_points[c.seat] += c.points
         sung |= 1 << c.suit
     declared = ruleset.cantes == CanteStyle.DECLARED
     tute = decisive is not None and decisive.kind is DecisiveKind.TUTE
-    over = tute or trick_no == ruleset.tricks(n)
-    events = trick_no * n + len(plays) + len(exchanges) + (len(cantes) if declared else 0)
-    _, led, win_seat, win_card = trick_standing(plays, trump)
-    standing = _standing(data, n)
-    view = PositionView(
-        header=header,
-        standing=standing,
-        deal=deal_index,
-        dealer=dealer,
-        mano=mano(dealer, n),
-        trump=trump,
-        turned=turned,
-        hands=hand_masks,
-        stock_left=stock_left,
-        stock_known=(turned,) if stock_left and turned >= 0 else (),
-        leader=leader,
+    events = trick_no * n + len(plays) + len(facts.exchanges) + (len(cantes) if declared else 0)
+    _, led, win_seat, win_card = trick_standing(plays, facts.trump)
+    return PositionView(
+        header=facts.header,
+        standing=facts.standing,
+        deal=facts.deal,
+        dealer=facts.dealer,
+        mano=mano(facts.dealer, n),
+        trump=facts.trump,
+        turned=facts.turned,
+        hands=facts.hands,
+        stock_left=facts.stock_left,
+        stock_known=(facts.turned,) if facts.stock_left and facts.turned >= 0 else (),
+        leader=facts.leader,
         trick=plays,
         trick_no=trick_no,
         tricks_won=tuple(tricks_won),
@@ -242,14 +278,14 @@ def read_position(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position:
         cantes=tuple(cantes),
         open_cantes=(),
         sung=sung if declared else 0,
-        strict=not free_play(ruleset, stock_left),
-        turn=(plays[-1][0] + 1) % n if plays else leader,
+        strict=not free_play(ruleset, facts.stock_left),
+        turn=(plays[-1][0] + 1) % n if plays else facts.leader,
         correct=0,
         declarations=(),
         events=events + (1 if tute else 0),
-        over=over,
+        over=tute or trick_no == ruleset.tricks(n),
         outcome=None,
-        match_over=standing.over,
+        match_over=facts.standing.over,
         led_suit=led,
         win_seat=win_seat,
         win_card=win_card,
@@ -259,13 +295,9 @@ def read_position(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position:
         decisive=decisive,
         tricks=tuple(tricks),
         captured=tuple(captured),
-        exchanges=tuple(exchanges),
-        renuncios=tuple(renuncios),
+        exchanges=tuple(facts.exchanges),
+        renuncios=tuple(facts.renuncios),
     )
-    position = Position.from_view(view)
-    if over:
-        position.outcome = deal_outcome(position.deal)
-    return position
 
 
 def _check_trump(reader: _Reader, trump: int, turned: Card, cantes: list[Cante]) -> None:
