@@ -30,7 +30,14 @@ from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Play
 from arbiter.engine.rulesets import MAX_PLAYERS
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
 from arbiter.engine.setup import mano
-from arbiter.engine.state import LAST_TRICK_BONUS, DealState, IllegalCode, cante_points
+from arbiter.engine.state import (
+    LAST_TRICK_BONUS,
+    DealState,
+    IllegalCode,
+    cante_cards,
+    cante_points,
+    declaration_cards,
+)
 from arbiter.i18n import Lang, Phrases
 
 
@@ -444,52 +451,36 @@ def view_dict(view: PositionView, header: Header, memo: StepMemo | None = None) 
     codes = card_codes(notation)
     table = _SEAT_CARDS[notation]
     suits = _SUITS[notation]
-    suit = None if view.trump == NO_TRUMP else suits[view.trump]
     turn = view.turn
     plays = [] if turn is None else [Move.play(turn, c) for c in display_order(view.correct)]
     winning = view.win_seat
-    body: dict[str, Any] = {
-        "event": view.events,
-        "turn": view.turn,
-        "hands": [_codes_of(h, codes, memo) for h in view.hands],
-        "trick": {
-            "number": view.trick_no,
-            "leader": view.leader,
-            "plays": _seat_cards(view.trick, table),
-            "led": None if view.led_suit < 0 else suits[view.led_suit],
-            "winning": None if winning < 0 else table[winning * PACK_SIZE + view.win_card].copy(),
-        },
-        "trump": suit,
-        "turned": None if view.turned < 0 else codes[view.turned],
-        "tricks_won": list(view.tricks_won),
-        "card_points": list(view.card_points),
-        "cantes": [_view_cante(view, c, i, codes, suits) for i, c in enumerate(view.cantes)],
-        "open_cantes": [
-            {"seat": seat, "suit": suits[s], "cards": _codes(view.cante_cards(s), codes)}
-            for seat, s in view.open_cantes
-        ],
-        "totals": list(view.totals),
-        "legal_moves": [m.to_json(notation) for m in (*plays, *view.declarations)],
-        "over": view.over,
-        "strict": view.strict,
-        "last_winner": None if view.last_winner < 0 else view.last_winner,
-        "cante_points": list(view.cante_points),
-        "sung": [suits[s] for s in range(4) if view.sung >> s & 1],
-        "cantes_this_lead": view.cantes_this_lead,
-        "calls": view.calls,
-        "declarations": [
-            {**m.to_json(notation), "cards": _codes(view.declaration_cards(m), codes)}
-            for m in view.declarations
-        ],
-        "tricks": _tricks(view.tricks, table, memo),
-        "captured": None
-        if view.captured is None
-        else [_codes_of(mask, codes, memo) for mask in view.captured],
-        "exchanges": [_exchange(e, codes) for e in view.exchanges],
-        "decided": _decided(view.decisive),
-        "outcome": None if view.outcome is None else _outcome_facts(view.outcome),
-        "match_over": view.match_over,
+    # the fields written one to one come from the field table; these are made of several
+    body = _view_fields_json(view, codes, suits)
+    body["hands"] = [_codes_of(h, codes, memo) for h in view.hands]
+    body["trick"] = {
+        "number": view.trick_no,
+        "leader": view.leader,
+        "plays": _seat_cards(view.trick, table),
+        "led": None if view.led_suit < 0 else suits[view.led_suit],
+        "winning": None if winning < 0 else table[winning * PACK_SIZE + view.win_card].copy(),
     }
+    body["cantes"] = [_view_cante(view, c, i, codes, suits) for i, c in enumerate(view.cantes)]
+    body["open_cantes"] = [
+        {"seat": seat, "suit": suits[s], "cards": _codes(_cante_cards(view, s), codes)}
+        for seat, s in view.open_cantes
+    ]
+    body["legal_moves"] = [m.to_json(notation) for m in (*plays, *view.declarations)]
+    body["declarations"] = [
+        {**m.to_json(notation), "cards": _codes(declaration_cards(m, view.trump), codes)}
+        for m in view.declarations
+    ]
+    body["tricks"] = _tricks(view.tricks, table, memo)
+    body["captured"] = (
+        None if view.captured is None else [_codes_of(m, codes, memo) for m in view.captured]
+    )
+    body["exchanges"] = [_exchange(e, codes) for e in view.exchanges]
+    body["decided"] = _decided(view.decisive)
+    body["outcome"] = None if view.outcome is None else _outcome_facts(view.outcome)
     if header.ruleset.pairs:
         body["sides"] = [
             _side(view, side, codes) for side in sides(header.ruleset, len(view.hands))
@@ -571,6 +562,11 @@ def _compare(
         faults.append(LogError(f"does not follow from the position: {made!r}", path))
 
 
+def _cante_cards(view: PositionView, suit: int) -> int:
+    header = view.header
+    return cante_cards(header.ruleset, header.options, suit)
+
+
 def _codes(mask: int, codes: tuple[str, ...]) -> list[str]:
     return [codes[c] for c in display_order(mask)]
 
@@ -585,7 +581,7 @@ def _view_cante(
         "suit": suits[c.suit],
         "points": c.points,
         "trick": c.trick,
-        "cards": _codes(view.cante_cards(c.suit), codes),
+        "cards": _codes(_cante_cards(view, c.suit), codes),
         "made_trump": index == 0 and view.calls > 0,
     }
 
@@ -664,3 +660,32 @@ def _position_renuncio(v: Renuncio, notation: Notation) -> dict[str, Any]:
 _SUITS: Final[dict[str, tuple[str, ...]]] = {
     n: tuple(format_suit(s, n) for s in range(4)) for n in get_args(Notation)
 }
+
+
+# --- generated by `python -m devtools.records` from arbiter/engine/view_fields.py ---
+
+
+def _view_fields_json(
+    view: PositionView, codes: tuple[str, ...], suits: tuple[str, ...]
+) -> dict[str, Any]:
+    """The fields of the view written one to one (``VIEW_FIELDS``)."""
+    return {
+        "trump": None if view.trump < 0 else suits[view.trump],
+        "turned": None if view.turned < 0 else codes[view.turned],
+        "tricks_won": list(view.tricks_won),
+        "card_points": list(view.card_points),
+        "cante_points": list(view.cante_points),
+        "totals": list(view.totals),
+        "sung": [suits[s] for s in range(4) if view.sung >> s & 1],
+        "strict": view.strict,
+        "turn": view.turn,
+        "event": view.events,
+        "over": view.over,
+        "match_over": view.match_over,
+        "last_winner": None if view.last_winner < 0 else view.last_winner,
+        "cantes_this_lead": view.cantes_this_lead,
+        "calls": view.calls,
+    }
+
+
+# --- end of the generated code ---

@@ -408,3 +408,21 @@ def test_validate_refuses_a_deal_with_a_position() -> None:
         client.post("/v1/moves/validate", json={**log, "position": 3, "move": body["move"]}), 422
     )
     assert problem["errors"][0]["pointer"] == "/position"
+
+
+def test_the_view_record_is_what_its_field_table_makes() -> None:
+    """PositionView and its one-to-one JSON are written from the field table
+    (``python -m devtools.records``): the committed code is what the table makes now, every
+    field the JSON writes one to one has its schema, and the JSON holds each of them."""
+    from arbiter.api.schemas import StepSchema
+    from arbiter.engine.view_fields import VIEW_FIELDS
+    from devtools.records import SECTIONS, rewritten
+
+    for path in SECTIONS:
+        assert rewritten(path) == path.read_text(encoding="utf-8"), (
+            f"{path.name} is stale: run python -m devtools.records"
+        )
+    keys = {f.json for f in VIEW_FIELDS if f.json is not None}
+    assert keys <= set(StepSchema().fields)
+    position = positions("tute-2p", 2, 1)[7]
+    assert keys <= set(view_dict(position.view(), position.header))

@@ -29,6 +29,7 @@ from arbiter.engine.rulesets import (
 )
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
+from arbiter.engine.view_fields import VIEW_FIELDS, ViewField
 
 # The contract's closed sets are the engine's enums, never restated.
 REASONS = tuple(r.value for r in Reason)
@@ -376,40 +377,41 @@ class StepSideSchema(SideSchema):
     captured = fields.List(fields.String(), required=True, allow_none=True)
 
 
-class StepSchema(Schema):
+def _view_field(field: ViewField) -> fields.Field[Any]:
+    """The schema of a field of the position view written one to one, by its codec."""
+    doc = _doc(field.doc)
+    if field.codec == "ints":
+        return fields.List(fields.Integer(), required=True, metadata=doc)
+    if field.codec == "suits":
+        return fields.List(fields.String(), required=True, metadata=doc)
+    if field.codec in ("suit?", "card?"):
+        return fields.String(required=True, allow_none=True, metadata=doc)
+    nullable = field.codec == "seat?" or field.type.endswith("| None")
+    kind = fields.Boolean if field.type == "bool" else fields.Integer
+    return kind(required=True, allow_none=nullable, metadata=doc)
+
+
+#: The fields of a step written one to one, from the view's field table.
+_StepFields = Schema.from_dict(
+    {f.json: _view_field(f) for f in VIEW_FIELDS if f.json is not None}, name="StepFields"
+)
+
+
+class StepSchema(_StepFields):  # type: ignore[misc,valid-type]
     """A point of a deal as the table sees it: before the first event, or after one."""
 
-    event = fields.Integer(required=True, metadata=_doc("Events applied so far."))
-    turn = fields.Integer(
-        required=True, allow_none=True, metadata=_doc("The seat to act; null once over.")
-    )
+    class Meta:
+        register = True  # Schema.from_dict's classes are not: nested schemas name this one
+
     hands = fields.List(fields.List(fields.String()), required=True)
     trick = fields.Nested(StepTrickSchema, required=True)
-    trump = fields.String(required=True, allow_none=True)
-    turned = fields.String(
-        required=True, allow_none=True, metadata=_doc("The card that shows trump, if any.")
-    )
-    tricks_won = fields.List(fields.Integer(), required=True)
-    card_points = fields.List(fields.Integer(), required=True)
     cantes = fields.List(fields.Nested(StepCanteSchema), required=True)
     open_cantes = fields.List(
         fields.Nested(OpenCanteSchema),
         required=True,
         metadata=_doc("King and horse held together in a suit not sung yet (declared cantes)."),
     )
-    totals = fields.List(fields.Integer(), required=True)
     legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
-    over = fields.Boolean(required=True)
-    strict = fields.Boolean(
-        required=True, metadata=_doc("Whether the obligations apply (false while a stock lasts).")
-    )
-    last_winner = fields.Integer(
-        required=True, allow_none=True, metadata=_doc("The last completed trick's winner.")
-    )
-    cante_points = fields.List(fields.Integer(), required=True)
-    sung = fields.List(fields.String(), required=True, metadata=_doc("Suits sung so far."))
-    cantes_this_lead = fields.Integer(required=True)
-    calls = fields.Integer(required=True, metadata=_doc("Calls made so far (calls only)."))
     declarations = fields.List(
         fields.Nested(DeclarationSchema),
         required=True,
@@ -435,7 +437,6 @@ class StepSchema(Schema):
         metadata=_doc("The event that decided the deal before its end (first renuncio or tute)."),
     )
     outcome = fields.Nested(OutcomeFactsSchema, required=True, allow_none=True)
-    match_over = fields.Boolean(required=True)
     sides = fields.List(fields.Nested(StepSideSchema), metadata=_doc("tute-4p only"))
     stock_left = fields.Integer(metadata=_doc("tute-2p only"))
     stock_known = fields.List(

@@ -31,6 +31,7 @@ from arbiter.engine.moves import SING, TUTE, Move
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import CanteStyle, Options, Ruleset, partner
 from arbiter.engine.scoring import side_of
+from arbiter.engine.state import declaration_cards
 from devtools.vectors.positions import Spot, spots
 
 #: The two of a suit (the card some engines let a player exchange for the turned card).
@@ -162,7 +163,7 @@ def _cante_after_draw(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     turn = spot.view.turn
     drawn = [card for seat, card in spot.last_draws if seat == turn]
     sings = _declarations(spot, SING)
-    return any(spot.view.declaration_cards(m) >> card & 1 for m in sings for card in drawn)
+    return any(declaration_cards(m, spot.view.trump) >> card & 1 for m in sings for card in drawn)
 
 
 def _two_of_trumps(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
@@ -171,7 +172,9 @@ def _two_of_trumps(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
         return False
     hand = spot.hand
     two = make_card(TWO, view.trump)
-    return bool(hand >> two & 1) and not hand & view.declaration_cards(Move.exchange(view.turn))
+    return bool(hand >> two & 1) and not hand & declaration_cards(
+        Move.exchange(view.turn), view.trump
+    )
 
 
 HOLDS: Final[dict[Situation, Holds]] = {
