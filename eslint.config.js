@@ -16,7 +16,6 @@ export const PURE = [
   "entrytext",
   "logcodec",
   "moveline",
-  "rederived",
   "rulingtext",
   "service",
   "unknowns",

@@ -34,7 +34,7 @@ from arbiter.engine.moves import Move
 from arbiter.engine.position import Position, PositionView, Ruling
 from arbiter.engine.setup import next_dealer
 from arbiter.engine.snapshot import SnapshotError, decode, encode
-from arbiter.report import Replay, Verdict
+from arbiter.report import Replay, Verdict, position_dict, read_position_json
 from arbiter.settings import Settings
 from arbiter.tokens import Sealer, TokenError, derive
 
@@ -109,15 +109,7 @@ class Referee:
         """Judge ``move`` at the end of ``log``, whose last deal must be unfinished for any
         move to be allowed."""
         match, keys, resumed = self._resume(log)
-        if match.illegal is not None:
-            ill = match.illegal
-            where: tuple[str | int, ...] = ("deals", ill.deal)
-            if ill.event is not None:
-                where += ("events", ill.event)
-            raise LogError(
-                f"the log is invalid here ({ill.code.value}); fix it before validating a move",
-                where,
-            )
+        _refuse_illegal(match, "validating a move")
         position = match.position()
         event = self._move(move, position)
         judgement = position.judge(event)
@@ -147,16 +139,68 @@ class Referee:
             state_id_after = self._seal(position.after(event))
         return Verdict(position, judgement, state_id_after)
 
+    def validate_position(self, raw: object, move: object) -> Verdict:
+        """Judge ``move`` on a position given as JSON (docs/api.md, "The position"); the verdict
+        carries the position after the move when it is ok."""
+        position = self.given_position(raw)
+        event = self._move(move, position)
+        judgement = position.judge(event)
+        if judgement.verdict is not Ruling.OK:
+            return Verdict(position, judgement)
+        after = position.after(event)
+        return Verdict(position, judgement, self._seal(after), after)
+
+    def given_position(self, raw: object) -> Position:
+        """A position given as JSON, read and checked (faults under ``/position``)."""
+        try:
+            return read_position_json(raw, self.limits)
+        except ArbiterError as err:
+            raise err.at("position") from None
+
+    def position(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The body of ``POST /v1/positions``: the position a log leads to (or, with ``deal``
+        and ``event``, the one after that many events of that deal), or the one a
+        ``state_id`` holds; as ``{"position": {...}}``."""
+        state_id = _state_id(body) if "state_id" in body else None
+        if "ruleset" not in body and state_id is not None:
+            return {"position": position_dict(self.open(state_id))}
+        for key in ("deal", "event"):
+            value = body.get(key, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise LogError("must be an integer from 0", (key,))
+        deal, event = body.get("deal"), body.get("event")
+        if deal is None and event is None:
+            match = replay(body, self.limits)
+            _refuse_illegal(match, "asking for its position")
+            if not match.deals:
+                raise LogError("no deal to play", ("deals",))
+            return {"position": position_dict(match.position())}
+        seen: list[Position] = []
+
+        def observe(match: MatchState) -> None:
+            index, count = len(match.deals) - 1, match.deals[-1].state.events_applied
+            if (deal is None or index == deal) and (event is None or count == event):
+                seen[:] = [match.position().copy()]
+
+        replay(body, self.limits, observe)
+        if not seen:
+            where = "event" if event is not None else "deal"
+            raise LogError("the log has no such point (before any illegal event)", (where,))
+        return {"position": position_dict(seen[0])}
+
     def validate_request(self, body: Mapping[str, Any]) -> Verdict:
-        """The body of ``POST /v1/moves/validate``: a log plus ``move``, or ``state_id`` plus
-        ``move`` (and ``deal`` to begin the next deal). A full log wins over a ``state_id``."""
+        """The body of ``POST /v1/moves/validate``: a log plus ``move``, ``state_id`` plus
+        ``move`` (and ``deal`` to begin the next deal), or ``position`` plus ``move``. A full
+        log wins over a ``state_id``."""
         if "move" not in body:
             raise LogError("missing", ("move",))
-        state_id = body.get("state_id")
-        if "state_id" in body and not (
-            isinstance(state_id, str) and 0 < len(state_id) <= MAX_TOKEN_LENGTH
-        ):
-            raise LogError(f"must be a string of 1 to {MAX_TOKEN_LENGTH} characters", ("state_id",))
+        if "position" in body and not isinstance(body["position"], Mapping):
+            raise LogError("must be an object", ("position",))
+        if "position" in body and "ruleset" not in body and "state_id" not in body:
+            if "deal" in body:
+                raise LogError("deal goes with a state_id, not with a position", ("deal",))
+            return self.validate_position(body["position"], body["move"])
+        state_id = _state_id(body) if "state_id" in body else None
         if "ruleset" in body or state_id is None:
             if "deal" in body:
                 raise LogError(
@@ -265,6 +309,25 @@ class Referee:
         """Keep these states, in one round trip."""
         assert self.cache is not None
         self.cache.keep({key: encode(match) for key, match in states})
+
+
+def _state_id(body: Mapping[str, Any]) -> str:
+    """The body's ``state_id``, a string of the length a token can have."""
+    state_id = body["state_id"]
+    if not (isinstance(state_id, str) and 0 < len(state_id) <= MAX_TOKEN_LENGTH):
+        raise LogError(f"must be a string of 1 to {MAX_TOKEN_LENGTH} characters", ("state_id",))
+    return state_id
+
+
+def _refuse_illegal(match: MatchState, before: str) -> None:
+    """A log whose replay stops at an illegal event is refused, at that event."""
+    ill = match.illegal
+    if ill is None:
+        return
+    where: tuple[str | int, ...] = ("deals", ill.deal)
+    if ill.event is not None:
+        where += ("events", ill.event)
+    raise LogError(f"the log is invalid here ({ill.code.value}); fix it before {before}", where)
 
 
 #: The referee of the library and the command line: no tokens, no cache.

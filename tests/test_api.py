@@ -483,7 +483,7 @@ def test_unknown_ruleset_is_404(client: ConformingClient, name: str) -> None:
 
 # --- errors -------------------------------------------------------------------------------------
 
-POST_PATHS = ["/v1/replays", "/v1/scores", "/v1/moves/validate"]
+POST_PATHS = ["/v1/replays", "/v1/scores", "/v1/moves/validate", "/v1/positions"]
 
 
 @pytest.mark.parametrize("path", POST_PATHS)

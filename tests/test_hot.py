@@ -215,7 +215,7 @@ def test_with_a_rate_limit_the_thin_path_answers_it() -> None:
     app = create_app(Settings(state_key=STATE_KEY, **LIMITED))
     frame = app.wsgi_app
     assert isinstance(frame, Frame) and set(frame.hot) == {
-        "/v1/replays", "/v1/scores", "/v1/moves/validate"}  # fmt: skip
+        "/v1/replays", "/v1/scores", "/v1/moves/validate", "/v1/positions"}  # fmt: skip
 
     def not_flask(*_: Any) -> Any:
         raise AssertionError("a request of the thin path went through Flask")

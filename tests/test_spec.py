@@ -34,6 +34,7 @@ from tests.api_support import (
 API_MD_OPERATIONS = [
     ("/v1/replays", "post"),
     ("/v1/moves/validate", "post"),
+    ("/v1/positions", "post"),
     ("/v1/scores", "post"),
     ("/v1/scores/batch", "post"),
     ("/v1/rulesets", "get"),
@@ -50,6 +51,7 @@ API_MD_ERRORS = {
     # a line that is not a valid log is a line of the answer, not a 422
     ("/v1/scores/batch", "post"): {"400", "413", "415"},
     ("/v1/moves/validate", "post"): {"400", "409", "413", "415", "422"},
+    ("/v1/positions", "post"): {"400", "409", "413", "415", "422"},
     ("/v1/rulesets/{name}", "get"): {"404"},
 }
 
@@ -211,7 +213,7 @@ def test_the_4p_example_holds_the_renuncio_its_summary_announces() -> None:
 
 def test_validate_examples() -> None:
     examples = _request_examples("/v1/moves/validate")
-    assert set(examples) == {"full-log", "state-id", "next-deal"}
+    assert set(examples) == {"full-log", "state-id", "position", "next-deal"}
     full = examples["full-log"]
     move = full["move"]
     log = {k: v for k, v in full.items() if k != "move"}
@@ -232,6 +234,23 @@ def test_validate_examples() -> None:
     answer = client.post("/v1/moves/validate", json=next_deal)
     assert answer.status_code == 200, answer.get_data(as_text=True)
     assert answer.get_json()["verdict"] == "ok"
+    # the position example is the full log's position: the same verdict, and the next position
+    given = client.post("/v1/moves/validate", json=examples["position"]).get_json()
+    assert {k: v for k, v in given.items() if k != "position"} == {
+        **arbiter.validate(log, move).to_dict(),
+        "state_id": ANY_STATE_ID,
+    }
+    assert given["position"]["event"] == examples["position"]["position"]["event"] + 1
+
+
+def test_positions_examples_are_true_answers() -> None:
+    examples = _request_examples("/v1/positions")
+    assert set(examples) == {"log", "point", "state-id"}
+    client = make_client()
+    answer = client.post("/v1/positions", json=examples["log"]).get_json()
+    assert answer == _response_example("/v1/positions")
+    point = client.post("/v1/positions", json=examples["point"]).get_json()["position"]
+    assert point["event"] == 12 and point["deal"] == 0
 
 
 def test_rulesets_examples_are_the_served_rulesets() -> None:

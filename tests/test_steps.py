@@ -202,7 +202,9 @@ def check_steps(log: dict[str, Any], body: dict[str, Any]) -> None:
         assert [s["event"] for s in steps] == list(range(len(steps)))
         first, last = steps[0], steps[-1]
         assert [set(h) for h in first["hands"]] == [set(h) for h in raw["hands"]]
-        assert first["trick"] == {"number": 0, "leader": deal["mano"], "plays": []}
+        assert first["trick"] == {
+            "number": 0, "leader": deal["mano"], "plays": [], "led": None, "winning": None,
+        }  # fmt: skip
         assert first["turn"] == deal["mano"] and not any(first["totals"])
         assert [set(h) for h in last["hands"]] == hands_from_body(raw, deal)
         assert all(len(h) == len(set(h)) for h in last["hands"])
@@ -216,7 +218,12 @@ def check_steps(log: dict[str, Any], body: dict[str, Any]) -> None:
         assert last["tricks_won"] == [s["tricks"] for s in scores]
         assert last["card_points"] == [s["card_points"] for s in scores]
         assert last["totals"] == [s["total"] for s in scores]
-        assert last["cantes"] == deal["cantes"]
+        assert [{k: c[k] for k in ("seat", "suit", "points", "trick")} for c in last["cantes"]] == (
+            deal["cantes"]
+        )
+        # the position's history is the deal's: its tricks with their draws, its exchanges
+        assert last["tricks"] == done and last["exchanges"] == deal["exchanges"]
+        assert last["last_winner"] == (done[-1]["winner"] if done else None)
         assert last["trump"] == deal["trump"]
         assert last["over"] == deal["finished"]
         assert ("stock_left" in last) == ("stock_left" in deal)
@@ -309,13 +316,15 @@ def in_french(value: Any) -> Any:
         return value
     out: dict[str, Any] = {}
     for key, item in value.items():
-        if key in ("card", "turned") and isinstance(item, str):
+        if key in ("card", "turned", "gave", "took") and isinstance(item, str):
             out[key] = french(item)
-        elif key in ("suit", "trump") and isinstance(item, str):
+        elif key in ("suit", "trump", "led") and isinstance(item, str):
             out[key] = reference.FRENCH_SUITS[item]
-        elif key in ("stock", "stock_known"):
+        elif key == "sung":
+            out[key] = [reference.FRENCH_SUITS[s] for s in item]
+        elif key in ("stock", "stock_known", "cards"):
             out[key] = [french(c) for c in item]
-        elif key == "hands":
+        elif key in ("hands", "captured") and item is not None:
             out[key] = [[french(c) for c in hand] for hand in item]
         else:
             out[key] = in_french(item)

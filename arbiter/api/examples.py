@@ -14,6 +14,7 @@ import orjson
 
 from arbiter import replay, validate
 from arbiter.archive.library import score_lines
+from arbiter.service import LIBRARY
 from arbiter.simulate import random_log
 
 _NAMES = {"p0": "ana", "p1": "bea", "p2": "carlos", "p3": "dani"}
@@ -94,6 +95,10 @@ def validate_requests() -> dict[str, Any]:
             "summary": "A state_id from an earlier answer, and the next move",
             "value": {"state_id": SAMPLE_STATE_ID, "move": _next_move()},
         },
+        "position": {
+            "summary": "A position (as /v1/positions answers it), and the next move",
+            "value": {"position": _unfinished_position(), "move": _next_move()},
+        },
         "next-deal": {
             "summary": "A state_id whose deal has ended, the next deal's cards, its first move",
             "value": {
@@ -107,3 +112,26 @@ def validate_requests() -> dict[str, Any]:
 
 def validate_response() -> dict[str, Any]:
     return {**validate(_unfinished_2p(), _next_move()).to_dict(), "state_id": SAMPLE_STATE_ID}
+
+
+def _unfinished_position() -> dict[str, Any]:
+    position: dict[str, Any] = LIBRARY.position(_unfinished_2p())["position"]
+    return position
+
+
+def positions_requests() -> dict[str, Any]:
+    return {
+        "log": {"summary": "A log: the position it ends in", "value": _unfinished_2p()},
+        "point": {
+            "summary": "A log, and the point of it: the position after 12 events of deal 0",
+            "value": {**_complete_2p(), "deal": 0, "event": 12},
+        },
+        "state-id": {
+            "summary": "The position a state_id holds (without the deal's past tricks)",
+            "value": {"state_id": SAMPLE_STATE_ID},
+        },
+    }
+
+
+def positions_response() -> dict[str, Any]:
+    return {"position": _unfinished_position()}

@@ -131,14 +131,28 @@ def validated(call: Call) -> bytes:
         verdict = call.referee.validate_request(call.body())
     except UnknownState:
         call.metrics.tokens_rejected.inc()
-        raise Problem(
-            409,
-            "Unknown state",
-            "This state_id does not open on this server (another key, altered, or not a "
-            "state_id); resend the full log with the move.",
-        ) from None
+        raise _unknown_state() from None
     call.count_verdict(verdict)
     return orjson.dumps(verdict.to_dict(call.lang()))
+
+
+def positioned(call: Call) -> bytes:
+    """The answer of ``POST /v1/positions``, as JSON (409 for a state_id that does not open)."""
+    try:
+        body = call.referee.position(call.body())
+    except UnknownState:
+        call.metrics.tokens_rejected.inc()
+        raise _unknown_state() from None
+    return orjson.dumps(body)
+
+
+def _unknown_state() -> Problem:
+    return Problem(
+        409,
+        "Unknown state",
+        "This state_id does not open on this server (another key, altered, or not a "
+        "state_id); resend the full log.",
+    )
 
 
 def replayed(call: Call) -> bytes:
@@ -362,13 +376,28 @@ V1: tuple[Endpoint, ...] = (
         "POST",
         "/v1/moves/validate",
         "Is this move allowed now?",
-        "Judges one move at the end of a log whose last deal is unfinished, or on the position "
-        "a state_id names (with `deal`, at the start of the next deal): ok, renuncio (with the "
-        "obligation broken) or illegal (with a code). When it is ok, state_id is the token of "
-        "the position after the move.",
+        "Judges one move at the end of a log whose last deal is unfinished, on the position "
+        "a state_id names (with `deal`, at the start of the next deal), or on a position given "
+        "whole (`position`, as /v1/positions answers it; checked, each fault named): ok, "
+        "renuncio (with the obligation broken) or illegal (with a code). When it is ok, "
+        "state_id is the token of the position after the move (and, for a given position, "
+        "`position` is that position).",
         answers=validated,
         body=Body(s.ValidateRequestSchema, examples.validate_requests),
         answer=Answer(examples.validate_response, s.VerdictSchema),
+        problems=(400, 401, 408, 409, 413, 415, 422, 429),
+    ),
+    Endpoint(
+        "POST",
+        "/v1/positions",
+        "The position a log leads to",
+        'Answers {"position": ...} (docs/api.md, The position): every fact of the point a log '
+        "ends in (or, with deal and event, the point after that many events of that deal), or "
+        "of the point a state_id holds (a state_id carries no past tricks: tricks and captured "
+        "are null). The position can be sent back to /v1/moves/validate with a move.",
+        answers=positioned,
+        body=Body(s.PositionRequestSchema, examples.positions_requests),
+        answer=Answer(examples.positions_response, s.PositionAnswerSchema),
         problems=(400, 401, 408, 409, 413, 415, 422, 429),
     ),
     Endpoint(

@@ -29,6 +29,7 @@ from arbiter.engine.rulesets import (
 )
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
+from arbiter.engine.view_fields import VIEW_FIELDS, ViewField
 
 # The contract's closed sets are the engine's enums, never restated.
 REASONS = tuple(r.value for r in Reason)
@@ -192,7 +193,33 @@ class ValidateRequestSchema(GameLogSchema):
     ruleset = _ruleset_field(required=False)
     players = _players_field(required=False)
     deals = _deals_field(required=False)
+    position = fields.Dict(
+        metadata=_doc(
+            "A whole position (docs/api.md, The position; the answer of /v1/positions), "
+            "instead of a log or a state_id."
+        )
+    )
     move = fields.Nested(EventSchema, required=True)
+
+
+class PositionRequestSchema(GameLogSchema):
+    """A game log (and optionally the point of it: a deal and an event count), or a
+    ``state_id``."""
+
+    state_id = fields.String(
+        validate=validate.Length(min=1, max=MAX_TOKEN_LENGTH),
+        metadata=_doc("A sealed position from an earlier answer, instead of a log."),
+    )
+    ruleset = _ruleset_field(required=False)
+    players = _players_field(required=False)
+    deals = _deals_field(required=False)
+    deal = fields.Integer(
+        validate=validate.Range(min=0), metadata=_doc("The deal of the point (default: the last).")
+    )
+    event = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata=_doc("Events of that deal applied at the point (default: all)."),
+    )
 
 
 # --- responses -------------------------------------------------------------------------------
@@ -305,37 +332,112 @@ class StepTrickSchema(Schema):
     number = fields.Integer(required=True, metadata=_doc("Tricks completed so far (from 0)."))
     leader = fields.Integer(required=True)
     plays = fields.List(fields.Nested(SeatCardSchema), required=True)
+    led = fields.String(required=True, allow_none=True, metadata=_doc("The suit led; null: none."))
+    winning = fields.Nested(
+        SeatCardSchema,
+        required=True,
+        allow_none=True,
+        metadata=_doc("The seat and card winning the trick so far; null before its first play."),
+    )
+
+
+_CARDS_OF = _doc("The cards it rests on.")
 
 
 class OpenCanteSchema(Schema):
     seat = fields.Integer(required=True)
     suit = fields.String(required=True)
+    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
 
 
-class StepSchema(Schema):
+class StepCanteSchema(CanteSchema):
+    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
+    made_trump = fields.Boolean(
+        required=True, metadata=_doc("The deal's first call, which made trump (calls only).")
+    )
+
+
+class DeclarationSchema(MoveSchema):
+    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
+
+
+class DecidedSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(("renuncio", "tute")))
+    seat = fields.Integer(required=True)
+    event = fields.Integer(required=True)
+
+
+class OutcomeFactsSchema(OutcomeSchema):
+    class Meta:
+        exclude = ("message",)
+
+
+class StepSideSchema(SideSchema):
+    card_points = fields.Integer(required=True)
+    captured = fields.List(fields.String(), required=True, allow_none=True)
+
+
+def _view_field(field: ViewField) -> fields.Field[Any]:
+    """The schema of a field of the position view written one to one, by its codec."""
+    doc = _doc(field.doc)
+    if field.codec == "ints":
+        return fields.List(fields.Integer(), required=True, metadata=doc)
+    if field.codec == "suits":
+        return fields.List(fields.String(), required=True, metadata=doc)
+    if field.codec in ("suit?", "card?"):
+        return fields.String(required=True, allow_none=True, metadata=doc)
+    nullable = field.codec == "seat?" or field.type.endswith("| None")
+    kind = fields.Boolean if field.type == "bool" else fields.Integer
+    return kind(required=True, allow_none=nullable, metadata=doc)
+
+
+#: The fields of a step written one to one, from the view's field table.
+_StepFields = Schema.from_dict(
+    {f.json: _view_field(f) for f in VIEW_FIELDS if f.json is not None}, name="StepFields"
+)
+
+
+class StepSchema(_StepFields):  # type: ignore[misc,valid-type]
     """A point of a deal as the table sees it: before the first event, or after one."""
 
-    event = fields.Integer(required=True, metadata=_doc("Events applied so far."))
-    turn = fields.Integer(
-        required=True, allow_none=True, metadata=_doc("The seat to act; null once over.")
-    )
+    class Meta:
+        register = True  # Schema.from_dict's classes are not: nested schemas name this one
+
     hands = fields.List(fields.List(fields.String()), required=True)
     trick = fields.Nested(StepTrickSchema, required=True)
-    trump = fields.String(required=True, allow_none=True)
-    turned = fields.String(
-        required=True, allow_none=True, metadata=_doc("The card that shows trump, if any.")
-    )
-    tricks_won = fields.List(fields.Integer(), required=True)
-    card_points = fields.List(fields.Integer(), required=True)
-    cantes = fields.List(fields.Nested(CanteSchema), required=True)
+    cantes = fields.List(fields.Nested(StepCanteSchema), required=True)
     open_cantes = fields.List(
         fields.Nested(OpenCanteSchema),
         required=True,
         metadata=_doc("King and horse held together in a suit not sung yet (declared cantes)."),
     )
-    totals = fields.List(fields.Integer(), required=True)
     legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
-    over = fields.Boolean(required=True)
+    declarations = fields.List(
+        fields.Nested(DeclarationSchema),
+        required=True,
+        metadata=_doc("The declarations open to the seat to act, with their cards."),
+    )
+    tricks = fields.List(
+        fields.Nested(TrickSchema),
+        required=True,
+        allow_none=True,
+        metadata=_doc("The tricks completed, with the draws; null: not known (from a state_id)."),
+    )
+    captured = fields.List(
+        fields.List(fields.String()),
+        required=True,
+        allow_none=True,
+        metadata=_doc("Each seat's cards of the tricks it won; null: not known."),
+    )
+    exchanges = fields.List(fields.Nested(ExchangeSchema), required=True)
+    decided = fields.Nested(
+        DecidedSchema,
+        required=True,
+        allow_none=True,
+        metadata=_doc("The event that decided the deal before its end (first renuncio or tute)."),
+    )
+    outcome = fields.Nested(OutcomeFactsSchema, required=True, allow_none=True)
+    sides = fields.List(fields.Nested(StepSideSchema), metadata=_doc("tute-4p only"))
     stock_left = fields.Integer(metadata=_doc("tute-2p only"))
     stock_known = fields.List(
         fields.String(),
@@ -345,16 +447,16 @@ class StepSchema(Schema):
 
 class PositionRenuncioSchema(ViolationSchema):
     class Meta:
-        exclude = ("kind", "correct", "message")
+        exclude = ("kind", "message")
+
+    led = fields.String(required=True, allow_none=True)
+    winning = fields.String(required=True, allow_none=True)
 
 
-class ConformancePositionSchema(StepSchema):
-    """The ``position`` of a conformance question (protocol 2, docs/conformance.md): the step
-    of the deal the question's log reaches, without its legal moves (what an engine is asked),
-    with the header, the deal's place in the match, the renuncios made and the standing."""
-
-    class Meta:
-        exclude = ("legal_moves",)
+class PositionSchema(StepSchema):
+    """A whole position (docs/api.md, "The position"): a step with the header, the deal's place
+    in the match, the renuncios made and the standing. ``POST /v1/positions`` answers one and
+    ``POST /v1/moves/validate`` takes one."""
 
     ruleset = fields.String(required=True, validate=validate.OneOf(tuple(RULESETS)))
     options = fields.Dict(
@@ -373,6 +475,18 @@ class ConformancePositionSchema(StepSchema):
         metadata=_doc("The deal's renuncios so far: the first decides it."),
     )
     match = fields.Nested(MatchSchema, required=True)
+
+
+class ConformancePositionSchema(PositionSchema):
+    """The ``position`` of a conformance question (protocol 2, docs/conformance.md): the position
+    the question's log reaches, without its legal moves (what an engine is asked)."""
+
+    class Meta:
+        exclude = ("legal_moves",)
+
+
+class PositionAnswerSchema(Schema):
+    position = fields.Nested(PositionSchema, required=True)
 
 
 class IllegalSchema(Schema):
@@ -417,6 +531,10 @@ class VerdictSchema(Schema):
     correct = fields.List(fields.String(), allow_none=True, metadata=_doc("renuncio only"))
     legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
     state_id = fields.String(required=True, allow_none=True)
+    position = fields.Nested(
+        "PositionSchema",
+        metadata=_doc("With a position given and an ok move: the position after it."),
+    )
 
 
 class OptionInfoSchema(Schema):
@@ -444,6 +562,12 @@ class RulesetSchema(Schema):
     title = fields.String(required=True)
     players = fields.List(fields.Integer(), required=True)
     cards_per_player = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    stock_size = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata=_doc("Cards of the stock as dealt, its turned card included (0: no stock)."),
+    )
     description = fields.String(required=True)
     options = fields.Dict(
         keys=fields.String(), values=fields.Nested(OptionInfoSchema), required=True

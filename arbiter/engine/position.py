@@ -11,7 +11,11 @@ sealed state token carries one.
 
 :meth:`Position.view` is what a person (or another engine) sees at that point: a
 :class:`PositionView`, the one source for the page's step-through, the conformance kit's
-questions and the table editor.
+questions, ``POST /v1/positions`` and the table editor. It carries every fact a reader needs,
+worked out here once (the trick's winner, the cards a declaration rests on, the cards drawn and
+captured, what decided the deal...), and goes back: :meth:`Position.from_view` is a position that
+judges every move as the one the view was taken of (:mod:`arbiter.engine.given` reads one from
+its JSON).
 """
 
 from __future__ import annotations
@@ -19,11 +23,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NamedTuple, final
 
-from arbiter.engine.cards import Card, Mask
+from arbiter.engine.cards import Card, Mask, cards_of, mask_points, pack_mask
 from arbiter.engine.log import Header
 from arbiter.engine.moves import PLAY, Move
 from arbiter.engine.obligations import Obligation
-from arbiter.engine.records import Cante, Record, Renuncio
+from arbiter.engine.records import Cante, Decisive, Exchange, Record, Renuncio, Trick
 from arbiter.engine.scoring import MatchStanding, Outcome, deal_outcome
 from arbiter.engine.setup import DealSetup, mano
 from arbiter.engine.state import DealState, IllegalCode
@@ -148,7 +152,12 @@ class Position:
         deal = self.deal
         over = deal.over or self.standing.over
         correct = 0 if over else deal.correct_mask(deal.turn)
+        on_table = bool(deal.trick)
+        # a deal read from a token has no history: its past tricks are not known
+        known = len(deal.tricks) == deal.trick_no
         return PositionView(
+            header=self.header,
+            standing=self.standing.copy(),
             deal=self.deals - 1,
             dealer=deal.dealer,
             mano=mano(deal.dealer, deal.players),
@@ -175,7 +184,90 @@ class Position:
             over=deal.over,
             outcome=self.outcome,
             match_over=self.standing.over,
+            led_suit=deal.led_suit if on_table else -1,
+            win_seat=deal.win_seat if on_table else -1,
+            win_card=deal.win_card if on_table else -1,
+            last_winner=deal.last_winner,
+            cantes_this_lead=deal.cantes_this_lead,
+            calls=deal.calls,
+            decisive=deal.decisive,
+            tricks=tuple(deal.tricks) if known else None,
+            captured=_captured(deal.tricks, deal.players) if known else None,
+            exchanges=tuple(deal.exchanges),
+            renuncios=tuple(deal.violations),
         )
+
+    @staticmethod
+    def from_view(view: PositionView) -> Position:
+        """The position a view shows: it judges every move as the position the view was
+        taken of, and its view is the same. The stock's unknown cards (all but those of
+        ``stock_known``) are the cards nobody holds nor has captured, in the order of their
+        ints: a view does not tell the order of the stock, so the cards drawn after the next
+        trick may differ from the original's."""
+        header = view.header
+        deal = DealState(header.ruleset, header.options, len(header.players))
+        deal.dealer = view.dealer
+        deal.hands = list(view.hands)
+        deal.stock = _stock_of(view)
+        deal.turned = view.turned
+        deal.trump = view.trump
+        deal.leader = view.leader
+        # on lead (and once over) the seat to act is the leader
+        deal.turn = view.leader if view.turn is None else view.turn
+        deal.trick = list(view.trick)
+        deal.trick_points = mask_points(_mask_of(view.trick))
+        deal.led_suit, deal.win_seat, deal.win_card = view.led_suit, view.win_seat, view.win_card
+        deal.strict = view.strict
+        deal.trick_no = view.trick_no
+        deal.tricks_won = list(view.tricks_won)
+        deal.card_points = list(view.card_points)
+        deal.cante_points = list(view.cante_points)
+        deal.sung = view.sung
+        deal.cantes_this_lead = view.cantes_this_lead
+        deal.calls = view.calls
+        deal.last_winner = view.last_winner
+        deal.decisive = view.decisive
+        deal.over = view.over
+        deal.events_applied = view.events
+        deal.tricks = [] if view.tricks is None else list(view.tricks)
+        deal.cantes = list(view.cantes)
+        deal.exchanges = list(view.exchanges)
+        deal.violations = list(view.renuncios)
+        return Position(header, view.standing.copy(), view.deal + 1, deal, view.outcome)
+
+
+def _mask_of(plays: tuple[tuple[int, Card], ...]) -> Mask:
+    mask = 0
+    for _, card in plays:
+        mask |= 1 << card
+    return mask
+
+
+def _captured(tricks: list[Trick], players: int) -> tuple[Mask, ...]:
+    """The cards of the tricks each seat has won."""
+    captured = [0] * players
+    for t in tricks:
+        captured[t.winner] |= _mask_of(t.plays)
+    return tuple(captured)
+
+
+def _stock_of(view: PositionView) -> list[Card]:
+    """A stock for a view: the cards nobody holds nor has captured and that are not on the
+    table, lowest first, then the known ones (the turned card, drawn last)."""
+    known = view.stock_known
+    unknown_count = view.stock_left - len(known)
+    if unknown_count <= 0:
+        return list(known[-view.stock_left :]) if view.stock_left else []
+    header = view.header
+    seen = _mask_of(view.trick)
+    for hand in view.hands:
+        seen |= hand
+    for mask in view.captured or ():
+        seen |= mask
+    for card in known:
+        seen |= 1 << card
+    pack = pack_mask(header.ruleset.removed_rank[len(header.players)])
+    return cards_of(pack & ~seen)[:unknown_count] + list(known)
 
 
 def _deal_of(header: Header, setup: DealSetup) -> DealState:
@@ -189,6 +281,9 @@ def _known_stock(deal: DealState) -> tuple[Card, ...]:
     return ()
 
 
+# --- generated by `python -m devtools.records` from arbiter/engine/view_fields.py ---
+
+
 @final
 class PositionView(Record):
     """A point of a deal as the table sees it (every hand shown, as to the referee).
@@ -198,25 +293,36 @@ class PositionView(Record):
     once the deal (or the match) is over; ``correct`` and ``declarations`` are what the seat to
     act may do: its plays that are no renuncio, and the declarations open to it. A record, not a
     frozen dataclass (whose interpreted ``__init__`` made a view cost 41K instructions of its
-    58K: the steps of a replay make one per event).
+    58K: the steps of a replay make one per event). Its fields are those of
+    :data:`arbiter.engine.view_fields.VIEW_FIELDS`.
     """
 
     __slots__ = (
+        "calls",
         "cante_points",
         "cantes",
+        "cantes_this_lead",
+        "captured",
         "card_points",
         "correct",
         "deal",
         "dealer",
+        "decisive",
         "declarations",
         "events",
+        "exchanges",
         "hands",
+        "header",
+        "last_winner",
         "leader",
+        "led_suit",
         "mano",
         "match_over",
         "open_cantes",
         "outcome",
         "over",
+        "renuncios",
+        "standing",
         "stock_known",
         "stock_left",
         "strict",
@@ -224,15 +330,20 @@ class PositionView(Record):
         "totals",
         "trick",
         "trick_no",
+        "tricks",
         "tricks_won",
         "trump",
         "turn",
         "turned",
+        "win_card",
+        "win_seat",
     )
 
     def __init__(
         self,
         *,
+        header: Header,
+        standing: MatchStanding,
         deal: int,
         dealer: int,
         mano: int,
@@ -259,38 +370,101 @@ class PositionView(Record):
         over: bool,
         outcome: Outcome | None,
         match_over: bool,
+        led_suit: int,
+        win_seat: int,
+        win_card: Card,
+        last_winner: int,
+        cantes_this_lead: int,
+        calls: int,
+        decisive: Decisive | None,
+        tricks: tuple[Trick, ...] | None,
+        captured: tuple[Mask, ...] | None,
+        exchanges: tuple[Exchange, ...],
+        renuncios: tuple[Renuncio, ...],
     ) -> None:
+        #: The match's header: ruleset, options, players.
+        self.header = header
+        #: The match standing (a copy: the view does not change with the match).
+        self.standing = standing
+        #: The deal's index in the match.
         self.deal = deal
+        #: The dealer's seat.
         self.dealer = dealer
+        #: The seat that led the deal's first trick.
         self.mano = mano
+        #: The trump suit; null while there is none.
         self.trump = trump
+        #: The card that shows trump, if any.
         self.turned = turned
+        #: Each seat's hand.
         self.hands = hands
+        #: Cards left in the stock.
         self.stock_left = stock_left
+        #: The stock cards whose place everyone knows (the turned card, drawn last).
         self.stock_known = stock_known
+        #: Who led the trick on the table.
         self.leader = leader
+        #: The trick on the table: (seat, card) in order.
         self.trick = trick
+        #: Tricks completed so far.
         self.trick_no = trick_no
+        #: Tricks won by each seat.
         self.tricks_won = tricks_won
+        #: Card points of each seat's tricks.
         self.card_points = card_points
+        #: Points of each seat's cantes or calls.
         self.cante_points = cante_points
-        #: each seat's deal total so far (with the last trick's ten once it is won)
+        #: Each seat's deal total so far (with the last trick's ten once it is won).
         self.totals = totals
+        #: The cantes or calls made.
         self.cantes = cantes
-        #: (seat, suit) of the cantes held and not sung (declared-cante rulesets)
+        #: (seat, suit) of the cantes held and not sung (declared-cante rulesets).
         self.open_cantes = open_cantes
+        #: The suits sung so far.
         self.sung = sung
+        #: Whether the obligations apply (false while a stock lasts).
         self.strict = strict
+        #: The seat to act; null once over.
         self.turn = turn
+        #: The plays of the seat to act that are no renuncio.
         self.correct = correct
+        #: The declarations open to the seat to act.
         self.declarations = declarations
+        #: Events applied so far.
         self.events = events
+        #: Whether the deal is over.
         self.over = over
+        #: The deal's outcome once it is over.
         self.outcome = outcome
+        #: Whether the match is over.
         self.match_over = match_over
+        #: The suit led to the trick on the table (-1: none).
+        self.led_suit = led_suit
+        #: The seat winning the trick on the table (-1: none).
+        self.win_seat = win_seat
+        #: The card winning the trick on the table (-1: none).
+        self.win_card = win_card
+        #: The last completed trick's winner, who leads; null before the first.
+        self.last_winner = last_winner
+        #: Cantes declared on this lead.
+        self.cantes_this_lead = cantes_this_lead
+        #: Calls made so far (calls only).
+        self.calls = calls
+        #: The event that decided the deal before its end (its first renuncio or tute).
+        self.decisive = decisive
+        #: The tricks completed, with the cards drawn after each (None: not known).
+        self.tricks = tricks
+        #: The cards of each seat's tricks (None: not known).
+        self.captured = captured
+        #: The exchanges made.
+        self.exchanges = exchanges
+        #: The renuncios made.
+        self.renuncios = renuncios
 
     def astuple(self) -> tuple[Any, ...]:
         return (
+            self.header,
+            self.standing.to_fields(),
             self.deal,
             self.dealer,
             self.mano,
@@ -317,4 +491,18 @@ class PositionView(Record):
             self.over,
             self.outcome,
             self.match_over,
+            self.led_suit,
+            self.win_seat,
+            self.win_card,
+            self.last_winner,
+            self.cantes_this_lead,
+            self.calls,
+            self.decisive,
+            self.tricks,
+            self.captured,
+            self.exchanges,
+            self.renuncios,
         )
+
+
+# --- end of the generated code ---

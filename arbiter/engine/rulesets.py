@@ -259,6 +259,10 @@ class Ruleset:
         """Cards in play: the 40 of the pack, less the four of the rank removed (if any)."""
         return PACK_SIZE - (0 if self.removed_rank[players] is None else len(Suit))
 
+    def stock_size(self, players: int) -> int:
+        """Cards of the stock as dealt (its turned card included): the pack less the hands."""
+        return self.pack_size(players) - self.hand_size[players] * players if self.stock else 0
+
     def tricks(self, players: int) -> int:
         """Tricks in a deal: every card in play is played."""
         return self.pack_size(players) // players
@@ -272,6 +276,7 @@ class Ruleset:
             "name": self.name,
             "players": list(self.players),
             "cards_per_player": {str(n): self.hand_size[n] for n in self.players},
+            "stock_size": {str(n): self.stock_size(n) for n in self.players},
             "description": self.description,
             "options": {spec.name: spec.to_dict() for spec in self.option_specs},
             "pairs": self.pairs,

@@ -38,7 +38,13 @@ from arbiter.engine.cards import (
     rank_mask,
 )
 from arbiter.engine.moves import PLAY, SING, TUTE, Move, Seat, TuteOf
-from arbiter.engine.obligations import NO_TRUMP, Obligation, broken_obligation, correct_plays
+from arbiter.engine.obligations import (
+    NO_TRUMP,
+    Obligation,
+    beats,
+    broken_obligation,
+    correct_plays,
+)
 from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Renuncio, Trick
 from arbiter.engine.rulesets import CanteStyle, Options, Ruleset, partner
 from arbiter.engine.setup import DealSetup, mano
@@ -109,6 +115,54 @@ _CALL_MASKS: Final[dict[tuple[int, int], tuple[int, ...]]] = {
 }
 _CANTE_MASKS: Final = _pair_masks(HORSE, KING)
 _SEVENS: Final = tuple(make_card(SEVEN, s) for s in range(4))
+
+
+def cante_cards(ruleset: Ruleset, options: Options, suit: int) -> Mask:
+    """The cards a cante of ``suit`` rests on: its king and horse, or in rulesets of calls
+    the pair of the call's ranks (``call_ranks``)."""
+    if ruleset.cantes == CanteStyle.IN_TRICK:
+        return _CALL_MASKS[options.call_ranks][suit]
+    return _CANTE_MASKS[suit]
+
+
+def declaration_cards(move: Move, trump: int) -> Mask:
+    """The cards a declaration rests on: a cante its king and horse, a tute the four kings
+    or the four horses, the exchange the seven of trumps (0 for a play)."""
+    kind = move.kind
+    if kind == SING:
+        return _CANTE_MASKS[move.suit]
+    if kind == TUTE:
+        return _TUTE_MASKS[int(move.of)]
+    if kind == PLAY or trump == NO_TRUMP:
+        return 0
+    return 1 << _SEVENS[trump]
+
+
+def trick_standing(plays: Sequence[tuple[int, Card]], trump: int) -> tuple[int, int, int, Card]:
+    """A trick's card points, the suit led, and the seat and card winning it so far
+    (0, -1, -1, -1 for no plays)."""
+    if not plays:
+        return 0, -1, -1, -1
+    win_seat, win_card = plays[0]
+    points = 0
+    for seat, card in plays:
+        points += POINTS[card]
+        if beats(card, win_card, trump):
+            win_seat, win_card = seat, card
+    return points, plays[0][1] // 10, win_seat, win_card
+
+
+def free_play(ruleset: Ruleset, stock_left: int) -> bool:
+    """Whether play is free of the obligations: while a ruleset's stock lasts."""
+    return ruleset.stock and stock_left > 0
+
+
+def cante_value(ruleset: Ruleset, suit: int, trump: int, calls_before: int) -> int:
+    """What a cante scores: in trumps 40, else 20; a call 40 when it is the deal's first
+    (it makes trump), 20 after."""
+    if ruleset.cantes == CanteStyle.IN_TRICK:
+        return LAS_VEINTE if calls_before else LAS_CUARENTA
+    return cante_points(suit, trump)
 
 
 # --- the field list ---------------------------------------------------------------------------

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from arbiter.conformance.kit.protocol import Ask, Family, Kind, events_in
-from arbiter.engine.cards import SEVEN, Suit, card_codes, card_suit, make_card, parse_card
+from arbiter.engine.cards import Suit, card_codes, card_suit, parse_card
 from arbiter.engine.moves import Move, TuteOf
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.rulesets import RULESETS, partner
-from arbiter.engine.state import CHECK_ORDER, IllegalCode
+from arbiter.engine.state import CHECK_ORDER, IllegalCode, declaration_cards
 from arbiter.simulate import random_log
 from devtools.vectors.positions import Spot, by_code, of_suit, spots
 from devtools.vectors.probing import (
@@ -103,7 +103,7 @@ def _seven_on_lead(spot: Spot) -> bool:
     return (
         spot.on_lead
         and spot.trump != NO_TRUMP
-        and bool(spot.hand >> make_card(SEVEN, spot.trump) & 1)
+        and bool(spot.hand & declaration_cards(Move.exchange(spot.seat), spot.trump))
         and bool(spot.stock_left)
     )
 

@@ -14,11 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.engine.cards import SUIT_MASK, Card, card_codes, card_suit, cards_of
+from arbiter.engine.cards import SUIT_MASK, Card, card_codes, cards_of
 from arbiter.engine.match import MatchState, replay
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.position import PositionView
-from arbiter.engine.state import DealState
 
 Mask = int
 
@@ -50,19 +49,20 @@ class Spot:
     renuncio_tricks: frozenset[int]
 
     @staticmethod
-    def of(view: PositionView, state: DealState) -> Spot:
-        """The spot of the engine's view of a deal (its state's history read for the draws
-        and the renuncios)."""
+    def of(view: PositionView) -> Spot:
+        """The spot of the engine's view of a deal (its tricks read for the draws, its
+        renuncios for their tricks)."""
+        tricks = view.tricks or ()
         drawn = [0] * len(view.hands)
-        for trick in state.tricks:
+        for trick in tricks:
             for seat, card in trick.draws:
                 drawn[seat] |= 1 << card
         return Spot(
             index=view.events,
             view=view,
             drawn=tuple(drawn),
-            last_draws=state.tricks[-1].draws if state.tricks else (),
-            renuncio_tricks=frozenset(v.trick for v in state.violations),
+            last_draws=tricks[-1].draws if tricks else (),
+            renuncio_tricks=frozenset(v.trick for v in view.renuncios),
         )
 
     @property
@@ -120,11 +120,11 @@ class Spot:
     @property
     def led(self) -> int:
         """The suit led (:data:`NO_TRUMP` before the trick's first card)."""
-        return card_suit(self.view.trick[0][1]) if self.view.trick else NO_TRUMP
+        return self.view.led_suit
 
 
 def _spot(match: MatchState) -> Spot:
-    return Spot.of(match.position().view(), match.deals[-1].state)
+    return Spot.of(match.position().view())
 
 
 def spots(log: Mapping[str, Any]) -> list[Spot]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from arbiter.engine.cards import format_card, make_card
 from arbiter.engine.rulesets import RULESETS, OptionSpec
+from arbiter.engine.setup import mano
 from devtools.vectors.hand_built import SUITS, pack
 from devtools.vectors.probing import Table
 from devtools.vectors.rules import SetupFault
@@ -128,7 +129,7 @@ def trump_card(table: Table, log: Log, rng: random.Random) -> Iterator[Log]:
     del deal["trump_card"]
     yield out
     out, deal = _copy(log)
-    deal["trump_card"] = deal["hands"][(deal["dealer"] + 1) % table.players][0]
+    deal["trump_card"] = deal["hands"][mano(deal["dealer"], table.players)][0]
     yield out
 
 

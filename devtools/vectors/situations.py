@@ -19,9 +19,6 @@ from enum import StrEnum
 from typing import Any, Final
 
 from arbiter.engine.cards import (
-    HORSE,
-    KING,
-    SEVEN,
     SUIT_MASK,
     card_suit,
     cards_of,
@@ -31,9 +28,10 @@ from arbiter.engine.cards import (
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import parse_header
 from arbiter.engine.moves import SING, TUTE, Move
-from arbiter.engine.obligations import NO_TRUMP, beats
+from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import CanteStyle, Options, Ruleset, partner
 from arbiter.engine.scoring import side_of
+from arbiter.engine.state import declaration_cards
 from devtools.vectors.positions import Spot, spots
 
 #: The two of a suit (the card some engines let a player exchange for the turned card).
@@ -77,32 +75,21 @@ def _following(spot: Spot) -> bool:
     return spot.view.turn is not None and bool(spot.view.trick) and spot.view.strict
 
 
-def _winning(spot: Spot) -> tuple[int, int]:
-    """The (seat, card) winning the trick on the table."""
-    seat, card = spot.view.trick[0]
-    for s, c in spot.view.trick[1:]:
-        if beats(c, card, spot.view.trump):
-            seat, card = s, c
-    return seat, card
-
-
 def _trumped(spot: Spot) -> bool:
     """A trump wins a trick whose suit led is not trump."""
-    trump = spot.view.trump
-    return trump not in (NO_TRUMP, spot.led) and card_suit(_winning(spot)[1]) == trump
+    view = spot.view
+    return view.trump not in (NO_TRUMP, view.led_suit) and card_suit(view.win_card) == view.trump
 
 
 def _declarations(spot: Spot, kind: int) -> list[Move]:
     return [m for m in spot.view.declarations if m.kind == kind]
 
 
-def _sang(spot: Spot, seat: int, ruleset: Ruleset, earlier: bool) -> int:
-    """How many cantes ``seat`` (with ``earlier``: its side, before the trick just won) sang."""
+def _side_sang(spot: Spot, seat: int, ruleset: Ruleset) -> int:
+    """How many cantes the side of ``seat`` sang before the trick just won."""
     trick = spot.view.trick_no - 1
-    if earlier:
-        side = side_of(ruleset, seat)
-        return sum(1 for c in spot.view.cantes if c.seat in side and c.trick < trick)
-    return sum(1 for c in spot.view.cantes if c.seat == seat and c.trick == trick)
+    side = side_of(ruleset, seat)
+    return sum(1 for c in spot.view.cantes if c.seat in side and c.trick < trick)
 
 
 # --- the situations -------------------------------------------------------------------------------
@@ -121,7 +108,7 @@ def _relief_by_trump(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     if not (ruleset.pairs and options.partner_relief and _following(spot)):
         return False
     turn = spot.view.turn
-    return turn is not None and _trumped(spot) and _winning(spot)[0] == partner(turn)
+    return turn is not None and _trumped(spot) and spot.view.win_seat == partner(turn)
 
 
 def _tute_after_trick(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
@@ -145,7 +132,7 @@ def _side_sang_before(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     turn = spot.view.turn
     if turn is None or not _declarations(spot, SING):
         return False
-    return _sang(spot, turn, ruleset, earlier=True) > 0
+    return _side_sang(spot, turn, ruleset) > 0
 
 
 def _cantes_limit(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
@@ -153,7 +140,7 @@ def _cantes_limit(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     turn = view.turn
     if turn is None or view.trick or view.trick_no == 0 or ruleset.cantes != CanteStyle.DECLARED:
         return False
-    if _sang(spot, turn, ruleset, earlier=False) < options.cantes_per_trick:
+    if view.cantes_this_lead < options.cantes_per_trick:
         return False
     return any(seat == turn for seat, _ in view.open_cantes)
 
@@ -172,15 +159,11 @@ def _last_trick_renuncio(spot: Spot, ruleset: Ruleset, options: Options) -> bool
     return view.trick_no == last and len(view.trick) == players - 1 and bool(spot.renuncio_tricks)
 
 
-def _pair(suit: int) -> int:
-    """The king and horse of ``suit``, a mask."""
-    return (1 << make_card(KING, suit)) | (1 << make_card(HORSE, suit))
-
-
 def _cante_after_draw(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     turn = spot.view.turn
     drawn = [card for seat, card in spot.last_draws if seat == turn]
-    return any(_pair(m.suit) >> card & 1 for m in _declarations(spot, SING) for card in drawn)
+    sings = _declarations(spot, SING)
+    return any(declaration_cards(m, spot.view.trump) >> card & 1 for m in sings for card in drawn)
 
 
 def _two_of_trumps(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
@@ -188,8 +171,10 @@ def _two_of_trumps(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     if view.turn is None or view.trick or not view.stock_left or view.trump == NO_TRUMP:
         return False
     hand = spot.hand
-    two, seven = make_card(TWO, view.trump), make_card(SEVEN, view.trump)
-    return bool(hand >> two & 1) and not hand >> seven & 1
+    two = make_card(TWO, view.trump)
+    return bool(hand >> two & 1) and not hand & declaration_cards(
+        Move.exchange(view.turn), view.trump
+    )
 
 
 HOLDS: Final[dict[Situation, Holds]] = {

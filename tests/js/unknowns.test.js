@@ -78,7 +78,7 @@ test("a seat's findings: the cases of each renuncio, its obligations, its cards"
 
 /** A tute-4p deal with cards nobody knows: `unknown` {seat: how many}, the first cards of
  *  the seat's hand entered as unknown. */
-function stateWith(unknown, deal = { tricks: [], violations: [] }) {
+function stateWith(unknown, deal = { tricks: [], violations: [], steps: [{ decided: null }] }) {
   const log = example("tute-4p-renuncio.json");
   const given = log.deals[0];
   const facts = tableOf(DATA, log, words);

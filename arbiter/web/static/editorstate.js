@@ -8,7 +8,6 @@
 
 import { DealEntry, UNKNOWN, tableOf } from "./entry.js";
 import { MoveLine } from "./moveline.js";
-import { declarationCards } from "./rederived.js";
 import { problemLines } from "./rulingtext.js";
 import { ServiceError } from "./service.js";
 import { checkUnknowns, unknownSlotSeats } from "./unknowns.js";
@@ -158,9 +157,8 @@ export class EditorState {
    *  with unknown cards in the hand, an offer may rest on a card the log only fills in. */
   declarations(hand) {
     const known = (code) => hand.known.includes(code);
-    const shown = (move) =>
-      !hand.unknown.length || declarationCards(move, this.entry.deck, this.view.trump).every(known);
-    return this.view.legal_moves.filter((move) => move.type !== "play" && shown(move));
+    const shown = ({ cards }) => !hand.unknown.length || cards.every(known);
+    return this.view.declarations.filter(shown).map(({ cards: _cards, ...move }) => move);
   }
 
   /** The seats that were dealt, or drew, a card nobody knows. */

@@ -6,7 +6,6 @@
 // begins.
 
 import { Deck } from "./deck.js";
-import { stockSizeAtDeal } from "./rederived.js";
 
 export const UNKNOWN = "?";
 
@@ -34,7 +33,7 @@ function targetsOf({ ruleset, players, pack }, mode) {
   }));
   if (ruleset.trump_from === "stock") {
     targets.push({ id: "turned", kind: "turned", size: 1 });
-    targets.push({ id: "stock", kind: "stock", size: stockSizeAtDeal(pack.length, size, players) });
+    targets.push({ id: "stock", kind: "stock", size: ruleset.stock_size[String(players)] - 1 });
   } else if (ruleset.trump_from === "dealer") {
     targets.push({ id: "trump", kind: "trump", size: 1 });
   }

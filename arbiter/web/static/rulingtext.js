@@ -5,7 +5,6 @@
 // ruling.js, stepper.js, table.js and verdict.js draw these words.
 
 import { Deck } from "./deck.js";
-import { decidingRenuncio, trumpCall } from "./rederived.js";
 
 /**
  * What every part of the ruling reads: the log, the answer, its ruleset, its cards and the
@@ -154,7 +153,10 @@ export function verdictSentence(ctx, index, violation) {
     trick: violation.trick + 1,
     failed: t(`failed.${violation.obligation}`),
   };
-  if (decidingRenuncio(deal) !== violation) return t("summary.renuncio_more", fields);
+  const { decided } = deal.steps.at(-1);
+  if (decided?.kind !== "renuncio" || decided.event !== violation.event) {
+    return t("summary.renuncio_more", fields);
+  }
   return `${t("summary.renuncio", fields)}; ${consequence(ctx, deal)}`;
 }
 
@@ -207,7 +209,7 @@ export function matchGoal(ctx) {
 export function trumpText(ctx, deal) {
   const { t } = ctx.words;
   if (ctx.ruleset.trump_from === "call") {
-    const call = trumpCall(deal);
+    const call = deal.steps.at(-1).cantes.find((c) => c.made_trump);
     if (deal.trump && call) {
       const by = t("deal.trump_by_call", { trick: call.trick + 1 });
       return `${ctx.deck.suitName(deal.trump)} — ${by}`;
@@ -227,7 +229,9 @@ export function canteNote(ctx, deal, cante) {
   };
   let key = "note.cante";
   if (ctx.ruleset.cantes === "in_trick") {
-    key = cante === trumpCall(deal) ? "note.call_trump" : "note.call";
+    const made = deal.steps.at(-1).cantes.find((c) => c.made_trump);
+    const madeTrump = made && made.trick === cante.trick && made.suit === cante.suit;
+    key = madeTrump ? "note.call_trump" : "note.call";
   }
   return ctx.words.t(key, fields);
 }

@@ -10,8 +10,6 @@
 // page says so. Nothing here judges a play: every finding is the referee's. No DOM and no
 // requests of its own: the batch goes through the `ask` it is given.
 
-import { outcomeStands } from "./rederived.js";
-
 /** At most this many logs are sent for one check (one batch request). */
 export const CHECK_LIMIT = 600;
 
@@ -164,4 +162,25 @@ export function triggerCards(cases, event) {
     (c) => c.events.has(event) === c.holding.some((code) => trigger.includes(code)),
   );
   return explains ? trigger : null;
+}
+
+/**
+ * Whether the deal's outcome is the same in every case the check of the unknown cards asked
+ * about: "stands", "depends", or "open" when some seat was not checked. The outcome is that of
+ * the event the position says decided the deal (`decided`: a renuncio or a tute), or the play's
+ * when none did; so a renuncio a seat may have made before it (or at all, when none did) may
+ * decide it instead, and so may the deciding renuncio's not standing in every case. `seats`:
+ * the check's seats with their findings.
+ */
+export function outcomeStands(deal, seats) {
+  if (seats.some((s) => !s.checked)) return "open";
+  const { decided } = deal.steps.at(-1);
+  for (const seat of seats) {
+    if (seat.findings.some((f) => decided === null || f.event < decided.event)) return "depends";
+    if (decided?.kind === "renuncio" && decided.seat === seat.seat) {
+      const decisive = seat.findings.find((f) => f.event === decided.event);
+      if (!decisive || decisive.cases < seat.cases) return "depends";
+    }
+  }
+  return "stands";
 }

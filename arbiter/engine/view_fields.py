@@ -1,0 +1,101 @@
+"""The position view's fields, declared once: name, type, JSON codec and docs line.
+
+:class:`~arbiter.engine.position.PositionView` (its slots, constructor and comparison), the part
+of its JSON that is one field to one key (:func:`arbiter.report.view_dict`) and the matching
+fields of its marshmallow schema (``StepSchema``, so the OpenAPI document) all come from
+:data:`VIEW_FIELDS`. The class and the JSON writer are written out as source by
+``python -m devtools.records`` (mypyc compiles static source: tests/test_position_value.py checks
+that what is written is what the table makes); the schema reads the table when it is imported.
+Adding a field is a line here, its value in :meth:`Position.view`, and its words in docs/api.md.
+
+A field's ``json`` is its key in the JSON, or None when the JSON writes it as part of something
+else (the trick on the table, the moves, the history...) or not at all. Its ``codec`` says how
+a value becomes JSON (:data:`CODECS`).
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+
+class ViewField(NamedTuple):
+    """One field of the position view."""
+
+    name: str
+    type: str
+    json: str | None
+    codec: str
+    doc: str
+    #: how the view compares it, when not by its value
+    compared: str | None = None
+
+
+#: How a codec writes a value (``{v}``, the field's value) as JSON, with ``codes`` and
+#: ``suits`` the notation's card and suit codes.
+CODECS: Final[dict[str, str]] = {
+    "value": "{v}",
+    "seat?": "None if {v} < 0 else {v}",
+    "suit?": "None if {v} < 0 else suits[{v}]",
+    "card?": "None if {v} < 0 else codes[{v}]",
+    "ints": "list({v})",
+    "suits": "[suits[s] for s in range(4) if {v} >> s & 1]",
+    "-": "",
+}
+
+VIEW_FIELDS: Final[tuple[ViewField, ...]] = (
+    ViewField("header", "Header", None, "-", "The match's header: ruleset, options, players.",
+              "self.header"),
+    ViewField("standing", "MatchStanding", None, "-",
+              "The match standing (a copy: the view does not change with the match).",
+              "self.standing.to_fields()"),
+    ViewField("deal", "int", None, "-", "The deal's index in the match."),
+    ViewField("dealer", "int", None, "-", "The dealer's seat."),
+    ViewField("mano", "int", None, "-", "The seat that led the deal's first trick."),
+    ViewField("trump", "int", "trump", "suit?", "The trump suit; null while there is none."),
+    ViewField("turned", "Card", "turned", "card?", "The card that shows trump, if any."),
+    ViewField("hands", "tuple[Mask, ...]", None, "-", "Each seat's hand."),
+    ViewField("stock_left", "int", None, "-", "Cards left in the stock."),
+    ViewField("stock_known", "tuple[Card, ...]", None, "-",
+              "The stock cards whose place everyone knows (the turned card, drawn last)."),
+    ViewField("leader", "int", None, "-", "Who led the trick on the table."),
+    ViewField("trick", "tuple[tuple[int, Card], ...]", None, "-",
+              "The trick on the table: (seat, card) in order."),
+    ViewField("trick_no", "int", None, "-", "Tricks completed so far."),
+    ViewField("tricks_won", "tuple[int, ...]", "tricks_won", "ints", "Tricks won by each seat."),
+    ViewField("card_points", "tuple[int, ...]", "card_points", "ints",
+              "Card points of each seat's tricks."),
+    ViewField("cante_points", "tuple[int, ...]", "cante_points", "ints",
+              "Points of each seat's cantes or calls."),
+    ViewField("totals", "tuple[int, ...]", "totals", "ints",
+              "Each seat's deal total so far (with the last trick's ten once it is won)."),
+    ViewField("cantes", "tuple[Cante, ...]", None, "-", "The cantes or calls made."),
+    ViewField("open_cantes", "tuple[tuple[int, int], ...]", None, "-",
+              "(seat, suit) of the cantes held and not sung (declared-cante rulesets)."),
+    ViewField("sung", "int", "sung", "suits", "The suits sung so far."),
+    ViewField("strict", "bool", "strict", "value",
+              "Whether the obligations apply (false while a stock lasts)."),
+    ViewField("turn", "int | None", "turn", "value", "The seat to act; null once over."),
+    ViewField("correct", "Mask", None, "-", "The plays of the seat to act that are no renuncio."),
+    ViewField("declarations", "tuple[Move, ...]", None, "-",
+              "The declarations open to the seat to act."),
+    ViewField("events", "int", "event", "value", "Events applied so far."),
+    ViewField("over", "bool", "over", "value", "Whether the deal is over."),
+    ViewField("outcome", "Outcome | None", None, "-", "The deal's outcome once it is over."),
+    ViewField("match_over", "bool", "match_over", "value", "Whether the match is over."),
+    ViewField("led_suit", "int", None, "-", "The suit led to the trick on the table (-1: none)."),
+    ViewField("win_seat", "int", None, "-", "The seat winning the trick on the table (-1: none)."),
+    ViewField("win_card", "Card", None, "-", "The card winning the trick on the table (-1: none)."),
+    ViewField("last_winner", "int", "last_winner", "seat?",
+              "The last completed trick's winner, who leads; null before the first."),
+    ViewField("cantes_this_lead", "int", "cantes_this_lead", "value",
+              "Cantes declared on this lead."),
+    ViewField("calls", "int", "calls", "value", "Calls made so far (calls only)."),
+    ViewField("decisive", "Decisive | None", None, "-",
+              "The event that decided the deal before its end (its first renuncio or tute)."),
+    ViewField("tricks", "tuple[Trick, ...] | None", None, "-",
+              "The tricks completed, with the cards drawn after each (None: not known)."),
+    ViewField("captured", "tuple[Mask, ...] | None", None, "-",
+              "The cards of each seat's tricks (None: not known)."),
+    ViewField("exchanges", "tuple[Exchange, ...]", None, "-", "The exchanges made."),
+    ViewField("renuncios", "tuple[Renuncio, ...]", None, "-", "The renuncios made."),
+)  # fmt: skip
