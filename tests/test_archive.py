@@ -284,7 +284,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_cli_writes_the_library_lines(archive: Path, tmp_path: Path) -> None:
     out = tmp_path / "scores.ndjson"
     done = run_cli("score", archive, "--jobs", "1", "--out", out)
-    assert done.status == 1, done.err  # renuncios and bad lines
+    assert done.status == 3, done.err  # bad lines come before renuncios
     assert "Traceback" not in done.err and done.err.count("arbiter:") == 0
     assert lines_of(out.read_bytes()) == list(arbiter.score_file(archive))
 
@@ -294,7 +294,7 @@ def test_jobs_2_writes_exactly_what_jobs_1_writes(archive: Path, tmp_path: Path)
     outputs = {}
     for jobs in ("1", "2"):
         done = run_cli("score", archive, archive / "a.ndjson", "--jobs", jobs, "--quiet")
-        assert done.status == 1, done.err
+        assert done.status == 3, done.err
         outputs[jobs] = done.out
     assert outputs["1"] == outputs["2"]
     assert outputs["1"].count(b"\n") > 500
@@ -317,12 +317,21 @@ def test_exit_0_when_every_line_is_clean(tmp_path: Path) -> None:
     assert done.out.count(b"\n") == 20 and done.err == ""
 
 
+def _breach(line: bytes) -> bool:
+    scores = arbiter.Referee().score(orjson.loads(line)).scores_dict("en")
+    return any(deal["violations"] for deal in scores["deals"])
+
+
 @pytest.mark.slow
-def test_exit_1_for_a_bad_line_alone(tmp_path: Path) -> None:
-    path = tmp_path / "bad.ndjson"
-    path.write_bytes(ndjson([*game_lines(3, seed=9, renuncio_rate=0.0), b"[]"]))
-    done = run_cli("score", path)
-    assert done.status == 1 and done.out.count(b"\n") == 4
+def test_the_exit_status_tells_findings_from_bad_lines(tmp_path: Path) -> None:
+    clean = game_lines(3, seed=9, renuncio_rate=0.0)
+    renuncio = next(line for line in game_lines(40, seed=9, renuncio_rate=1.0) if _breach(line))
+    cases = [(clean, 0), ([*clean, renuncio], 1), ([*clean, b"[]"], 3), ([renuncio, b"[]"], 3)]
+    for lines, status in cases:
+        path = tmp_path / "games.ndjson"
+        path.write_bytes(ndjson(lines))
+        done = run_cli("score", path)
+        assert (done.status, done.out.count(b"\n")) == (status, len(lines)), lines
 
 
 @pytest.mark.slow
@@ -366,7 +375,7 @@ def test_exit_2_for_unreadable_inputs_and_the_others_are_scored(tmp_path: Path) 
     cut.write_bytes(gzip.compress(ndjson(game_lines(30, seed=3)))[:-100])
     for jobs in ("1", "2"):
         done = run_cli("score", not_gzip, cut, good, "--jobs", jobs)
-        assert done.status == 2, done.err
+        assert done.status == 3, done.err
         assert f"{not_gzip}: not gzip data" in done.err
         assert f"{cut}: the gzip data is cut short" in done.err
         assert "Traceback" not in done.err
@@ -452,6 +461,12 @@ def test_summary_json_has_the_figures_of_the_lines(archive: Path, tmp_path: Path
     figures = orjson.loads(figures_file.read_bytes())
     assert figures.pop("seconds") >= 0
     assert figures.pop("skipped") == []  # nothing the arguments stand for went unread
+    assert figures.pop("games_per_second") >= 0
+    assert (figures.pop("finished"), figures.pop("stopped"), figures.pop("problems")) == (
+        True,
+        None,
+        [],
+    )
     assert figures == _summary_of(lines, rulesets)
     assert figures["renuncios"]["total"] > 0 and figures["errors"]
     for text in ("games by status", "outcome reasons", "by obligation", "tute-4p", "errors"):
@@ -506,7 +521,7 @@ def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
 @pytest.mark.slow
 def test_a_progress_bar_on_a_terminal(archive: Path) -> None:
     status, shown = _stderr_on_a_terminal(["score", str(archive), "--jobs", "1"])
-    assert status == 1
+    assert status == 3
     assert "games/s" in shown and "errors" in shown and "100%" in shown, shown[-2000:]
     status, shown = _stderr_on_a_terminal(["score", str(archive), "--quiet"])
     assert "games/s" not in shown
@@ -555,7 +570,7 @@ def _rows_of(line: dict[str, Any], rulesets: dict[str, str]) -> list[list[str]]:
 def test_csv_has_one_row_per_deal(archive: Path, tmp_path: Path) -> None:
     path = archive / "a.ndjson"
     csv_file = tmp_path / "scores.csv"
-    assert run_cli("score", path, "--format", "csv", "--out", csv_file).status == 1
+    assert run_cli("score", path, "--format", "csv", "--out", csv_file).status == 3
     rulesets = rulesets_of(path)
     with csv_file.open(newline="", encoding="utf-8") as f:
         table = list(csv.reader(f))
@@ -569,7 +584,7 @@ def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
     import pyarrow.parquet as pq  # the archive extra, installed with the test extras
     csv_file, parquet_file = tmp_path / "s.csv", tmp_path / "s.parquet"
     for fmt, out in (("csv", csv_file), ("parquet", parquet_file)):
-        assert run_cli("score", archive, "--format", fmt, "--out", out, "--jobs", "2").status == 1
+        assert run_cli("score", archive, "--format", fmt, "--out", out, "--jobs", "2").status == 3
     with csv_file.open(newline="", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     parquet = pq.read_table(parquet_file).to_pylist()
@@ -587,10 +602,10 @@ def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
 def test_out_dir_writes_one_part_per_input(archive: Path, tmp_path: Path) -> None:
     parts = tmp_path / "parts"
     done = run_cli("score", archive, "--out", f"{parts}/", "--jobs", "2")
-    assert done.status == 1, done.err
+    assert done.status == 3, done.err
     written = sorted(p.relative_to(parts).as_posix() for p in parts.rglob("*") if p.is_file())
     logs = [f"logs/{n:02}.scores.ndjson" for n in (0, 1, 2, 3, 99)]
-    assert written == sorted(["a.scores.ndjson", "b.scores.ndjson", *logs])
+    assert written == sorted(["_manifest.json", "a.scores.ndjson", "b.scores.ndjson", *logs])
     whole = list(arbiter.score_file(archive))
     joined = []
     for name in ["a.scores.ndjson", "b.scores.ndjson", *logs]:

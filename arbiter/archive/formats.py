@@ -93,6 +93,10 @@ class Writer(Protocol):
 
     def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None: ...
 
+    def flush(self) -> int | None:
+        """Everything written so far handed to the file; the bytes the file then holds (None:
+        a stream, or a format whose file is complete only when closed)."""
+
     def close(self) -> None: ...
 
 
@@ -105,6 +109,10 @@ class NdjsonWriter:
         assert isinstance(data, bytes)
         self._stream.write(stamp(given_id, source, data))
 
+    def flush(self) -> int | None:
+        self._stream.flush()
+        return self._stream.tell() if self._owned else None
+
     def close(self) -> None:
         if self._owned:
             self._stream.close()
@@ -113,17 +121,23 @@ class NdjsonWriter:
 
 
 class CsvWriter:
-    def __init__(self, stream: IO[bytes], owned: bool = True) -> None:
+    def __init__(self, stream: IO[bytes], owned: bool = True, header: bool = True) -> None:
+        self._stream = stream
         self._text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
         self._owned = owned
         self._csv = csv.writer(self._text)
-        self._csv.writerow(COLUMNS)
+        if header:
+            self._csv.writerow(COLUMNS)
 
     def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
         assert isinstance(data, list)
         ident = source if given_id is None else given_id
         for row in data:
             self._csv.writerow((ident, source, *(_cell(value) for value in row)))
+
+    def flush(self) -> int | None:
+        self._text.flush()
+        return self._stream.tell() if self._owned else None
 
     def close(self) -> None:
         self._text.flush()
@@ -173,19 +187,32 @@ class ParquetWriter:
             self._writer.write_table(self._pa.Table.from_arrays(arrays, schema=self._schema))
             self._columns = [[] for _ in COLUMNS]
 
+    def flush(self) -> int | None:
+        return None  # a Parquet file is readable only once its footer is written
+
     def close(self) -> None:
         self._flush()
         self._writer.close()
 
 
-def open_writer(fmt: Format, path: Path | None, stdout: IO[bytes] | None = None) -> Writer:
-    """A writer to the file ``path`` (created), or to ``stdout`` (not closed at the end)."""
+def open_writer(
+    fmt: Format, path: Path | None, stdout: IO[bytes] | None = None, *, keep: int = 0
+) -> Writer:
+    """A writer to the file ``path`` (created; with ``keep``, its first ``keep`` bytes kept and
+    the rest cut: a run that continues), or to ``stdout`` (not closed at the end)."""
     if fmt is Format.PARQUET:
         assert path is not None, "Parquet is written to a file"
+        assert not keep, "a Parquet file cannot be continued"
         return ParquetWriter(path)
     if path is None:
         assert stdout is not None
         stream, owned = stdout, False
+    elif keep:
+        stream, owned = open(path, "r+b"), True  # noqa: SIM115 (the writer closes it)
+        stream.truncate(keep)
+        stream.seek(keep)
     else:
         stream, owned = open(path, "wb"), True  # noqa: SIM115 (the writer closes it)
-    return NdjsonWriter(stream, owned) if fmt is Format.NDJSON else CsvWriter(stream, owned)
+    if fmt is Format.NDJSON:
+        return NdjsonWriter(stream, owned)
+    return CsvWriter(stream, owned, header=not keep)

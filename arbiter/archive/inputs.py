@@ -20,6 +20,7 @@ import contextlib
 import errno
 import gzip
 import io
+import itertools
 import os
 import stat
 import sys
@@ -290,21 +291,47 @@ class Piece:
     size: int = 0
     #: what stopped the planner reading the input after ``texts`` (None: nothing)
     problem: str | None = None
+    #: lines of the file passed over before the first one read (a run that continues)
+    skip: int = 0
 
 
 #: Pieces scored by one task, in order.
 Task = tuple[Piece, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a run that continues takes up an input: after its first ``lines`` lines, which
+    end at byte ``offset`` of a plain NDJSON file (None: other kinds, read from their start
+    and the lines passed over); ``done``: nothing of it is left."""
+
+    lines: int = 0
+    offset: int | None = None
+    done: bool = False
+
+
+#: Input number → where a run that continues takes it up (inputs not in it: from the start).
+Resume = dict[int, Position]
+
+
 def plan(
-    inputs: Sequence[Input], block: int, max_line: int, *, workers_read_gzip: bool
+    inputs: Sequence[Input],
+    block: int,
+    max_line: int,
+    *,
+    workers_read_gzip: bool,
+    resume: Resume | None = None,
 ) -> Iterator[Task]:
     """The tasks of a run, in input order, made as they are asked for (standard input and the
     ``.gz`` files the planner reads are read then): plain NDJSON files in ranges of ``block``
-    bytes, ``.json`` files together up to ``block`` bytes, the rest whole or in lines."""
+    bytes, ``.json`` files together up to ``block`` bytes, the rest whole or in lines. With
+    ``resume``, what a run before did is passed over."""
     small: list[Piece] = []
     small_bytes = 0
     for number, item in enumerate(inputs):
+        at = (resume or {}).get(number, Position())
+        if at.done:
+            continue
         if item.kind is Kind.JSON:
             small.append(Piece(number, item.name, item.path, item.kind, size=item.size or 0))
             small_bytes += item.size or 0
@@ -316,23 +343,26 @@ def plan(
             yield tuple(small)
             small, small_bytes = [], 0
         if item.kind is Kind.NDJSON:
+            # a piece ends where the one after starts, so a run that continues from the end of
+            # one reads the same pieces as a run that did not stop
             size = item.size or 0
-            for start in range(0, size, block):
+            for start in range(at.offset or 0, size, block):
                 end = min(start + block, size)
                 piece = Piece(number, item.name, item.path, item.kind, start, end, size=end - start)
                 yield (piece,)
         elif item.kind is Kind.GZIP and workers_read_gzip:
-            yield (Piece(number, item.name, item.path, item.kind, size=item.size or 0),)
+            whole = Piece(number, item.name, item.path, item.kind, size=item.size or 0)
+            yield (replace(whole, skip=at.lines),)
         else:
-            yield from _inline(number, item, block, max_line)
+            yield from _inline(number, item, block, max_line, at.lines)
     if small:
         yield tuple(small)
 
 
-def _inline(number: int, item: Input, block: int, max_line: int) -> Iterator[Task]:
-    """Tasks of lines read here, about ``block`` bytes each; the last says what stopped the
-    reading, if anything did. A piece's ``size`` is the bytes of the file it took (compressed,
-    for a ``.gz``: what the progress of a run counts)."""
+def _inline(number: int, item: Input, block: int, max_line: int, skip: int) -> Iterator[Task]:
+    """Tasks of lines read here, about ``block`` bytes each, after the first ``skip``; the last
+    says what stopped the reading, if anything did. A piece's ``size`` is the bytes of the file
+    it took (compressed, for a ``.gz``: what the progress of a run counts)."""
     texts: list[Text] = []
     size, taken = 0, 0
     problem = None
@@ -345,7 +375,7 @@ def _inline(number: int, item: Input, block: int, max_line: int) -> Iterator[Tas
         return Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=done)
 
     try:
-        for text in split_lines(reader.chunks(), max_line):
+        for text in itertools.islice(split_lines(reader.chunks(), max_line), skip, None):
             texts.append(text)
             size += text.size if isinstance(text, Oversized) else len(text) + 1
             if size >= block:
@@ -492,7 +522,8 @@ def read_piece(piece: Piece, max_line: int) -> Iterator[Text]:
     if piece.kind is Kind.JSON:
         yield _whole(reader, max_line)
         return
-    yield from split_lines(reader.chunks(piece.start, piece.end), max_line)
+    lines = split_lines(reader.chunks(piece.start, piece.end), max_line)
+    yield from itertools.islice(lines, piece.skip, None)
 
 
 def _whole(reader: Reader, max_line: int) -> Text:

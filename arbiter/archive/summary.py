@@ -70,6 +70,37 @@ class Summary:
         self.illegal.update(other.illegal)
         self.errors.update(other.errors)
 
+    def to_state(self) -> dict[str, Any]:
+        """Every count, to be read back by :meth:`from_state` (a manifest keeps the figures of
+        the part of a run done, for the run that continues it)."""
+        return {
+            "games": self.games,
+            "breaches": self.breaches,
+            "deals": self.deals,
+            "statuses": dict(self.statuses),
+            "outcomes": dict(self.outcomes),
+            "renuncios": [[r, o, n] for (r, o), n in sorted(self.renuncios.items())],
+            "illegal": dict(self.illegal),
+            "errors": dict(self.errors),
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Summary:
+        renuncios = Counter({(r, o): n for r, o, n in state["renuncios"]})
+        return cls(
+            state["games"],
+            state["breaches"],
+            state["deals"],
+            Counter(state["statuses"]),
+            Counter(state["outcomes"]),
+            renuncios,
+            Counter(state["illegal"]),
+            Counter(state["errors"]),
+        )
+
+    def copy(self) -> Summary:
+        return Summary.from_state(self.to_state())
+
     @property
     def error_lines(self) -> int:
         return self.statuses[ERROR]

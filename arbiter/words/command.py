@@ -9,6 +9,15 @@ from arbiter.words.lang import Lang
 WORDS: Final[dict[Lang, dict[str, str]]] = {
     "en": {
         "cli.stdin": "standard input",
+        "cli.stdout": "standard output",
+        "cli.score.stopped": (
+            "stopped by {signal}: {games} games done, written to {where} with a manifest; "
+            "run again with --resume to continue"
+        ),
+        "cli.score.resume_needs_out": "--resume continues a run to --out FILE or --out DIR",
+        "cli.score.cannot_resume": "cannot resume: {reason}",
+        "cli.score.nothing_to_resume": "--resume: {path} holds no run to continue; starting",
+        "cli.score.progress": "{games} games, {rate} games/s, {errors} errors",
         "cli.error.cannot_read": "cannot read {path}: {reason}",
         "cli.error.not_json": "{what} is not JSON: {reason}",
         "cli.error.invalid_input": "invalid input at {pointer}: {message}",
@@ -90,6 +99,17 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
     },
     "es": {
         "cli.stdin": "la entrada estándar",
+        "cli.stdout": "la salida estándar",
+        "cli.score.stopped": (
+            "detenido por {signal}: {games} partidas hechas, escritas en {where} con un "
+            "manifiesto; vuelve a lanzarlo con --resume para seguir"
+        ),
+        "cli.score.resume_needs_out": (
+            "--resume sigue una ejecución a --out FICHERO o --out CARPETA"
+        ),
+        "cli.score.cannot_resume": "no se puede seguir: {reason}",
+        "cli.score.nothing_to_resume": "--resume: {path} no guarda nada que seguir; se empieza",
+        "cli.score.progress": "{games} partidas, {rate} partidas/s, {errors} errores",
         "cli.error.cannot_read": "no se puede leer {path}: {reason}",
         "cli.error.not_json": "{what} no es JSON: {reason}",
         "cli.error.invalid_input": "entrada no válida en {pointer}: {message}",
