@@ -204,6 +204,10 @@ class Ledger:
     summary: Summary = field(default_factory=Summary)
     problems: list[str] = field(default_factory=list)
     stopped: str | None = None
+    #: the figures and problems of the inputs read to their end (an input taken up again
+    #: from its start, within a Parquet part, counts from there)
+    settled: Summary = field(default_factory=Summary)
+    settled_problems: list[str] = field(default_factory=list)
     _saved: float = 0.0
 
     @classmethod
@@ -240,6 +244,7 @@ class Ledger:
         """Input ``number`` read to its end and its part flushed: both checksummed."""
         entry = self.entries[number]
         entry.done = True
+        self.settled, self.settled_problems = self.summary.copy(), list(self.problems)
         if entry.kind != Kind.STDIN.value:
             entry.sha256 = checksum(Path(entry.path))
         if entry.part is not None and entry.part_bytes is not None:
@@ -302,6 +307,7 @@ class Ledger:
             "inputs": [asdict(entry) for entry in self.entries],
             "problems": self.problems,
             "summary": self.summary.to_state(),
+            "settled": {"problems": self.settled_problems, "summary": self.settled.to_state()},
         }
         return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
 
@@ -344,6 +350,7 @@ def resume(ledger: Ledger) -> Continued | None:
         positions[number], keep[entry.part or ""] = _take_up(ledger.target, entry)
         if not positions[number].done:
             break
+    settled = document["settled"]
     state = Ledger(
         ledger.target,
         ledger.fmt,
@@ -351,6 +358,8 @@ def resume(ledger: Ledger) -> Continued | None:
         entries[: len(positions)] + ledger.entries[len(positions) :],
         Summary.from_state(document["summary"]),
         list(document["problems"]),
+        settled=Summary.from_state(settled["summary"]),
+        settled_problems=list(settled["problems"]),
     )
     _forget_unfinished(state, positions)
     return Continued(positions, keep, state)
@@ -382,6 +391,7 @@ def _forget_unfinished(state: Ledger, positions: Resume) -> None:
             fresh = Entry(entry.path, entry.name, entry.kind, entry.size, entry.mtime_ns)
             fresh.part, fresh.part_start = entry.part, entry.part_start
             state.entries[number] = fresh
+            state.summary, state.problems = state.settled.copy(), list(state.settled_problems)
 
 
 def earlier(continued: Continued | None) -> Outcome:

@@ -350,13 +350,9 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """The workers killed now, not after their tasks: a run stopped, or failed, stops at once.
-    (The executor has no public way to, before Python 3.14: its ``_processes`` are read here
-    only, and if a version lacks them the workers end after their current task.)"""
-    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        with contextlib.suppress(Exception):
-            process.kill()
+    """No task started after a run stops or fails; those running end (a piece: a fraction of a
+    second), and the workers with them. (Killing a worker could cut a result it is sending,
+    on which the executor would wait for ever.)"""
     pool.shutdown(wait=False, cancel_futures=True)
 
 

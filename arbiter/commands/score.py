@@ -234,7 +234,8 @@ def _scored(
         _stop(args, output, bar, message, time.perf_counter() - started)
         raise CommandError(message) from None
     outcome.problems[:0] = [str(item) for item in skipped]
-    return _report(args, console, outcome, time.perf_counter() - started, skipped)
+    continued = 0 if output.earlier is None else output.earlier.summary.games
+    return _report(args, console, outcome, time.perf_counter() - started, skipped, continued)
 
 
 def _failure(err: BaseException, out: str | None, lang: Lang) -> str:
@@ -259,7 +260,8 @@ def _stop(args: argparse.Namespace, output: _Output, bar: _Bar, reason: str, sec
         where = str(output.ledger.target.unfinished)
     if args.summary_json:
         with contextlib.suppress(OSError):
-            figures = _figures(bar.figures, [], seconds, stopped=reason)
+            continued = 0 if output.earlier is None else output.earlier.summary.games
+            figures = _figures(bar.figures, [], seconds, stopped=reason, continued=continued)
             _write_summary(args.summary_json, figures)
     return where
 
@@ -325,10 +327,13 @@ def _report(
     outcome: Outcome,
     seconds: float,
     skipped: Sequence[Skipped],
+    continued: int,
 ) -> int:
     for problem in outcome.problems:
         say(problem)
-    figures = _figures(outcome.summary, skipped, seconds, problems=outcome.problems)
+    figures = _figures(
+        outcome.summary, skipped, seconds, problems=outcome.problems, continued=continued
+    )
     if args.summary_json:
         try:
             _write_summary(args.summary_json, figures)
@@ -349,15 +354,19 @@ def _figures(
     *,
     problems: Sequence[str] = (),
     stopped: str | None = None,
+    continued: int = 0,
 ) -> dict[str, Any]:
-    """What ``--summary-json`` writes: the figures, whether the run finished, and why not."""
+    """What ``--summary-json`` writes: the figures, whether the run finished and why not, and
+    how many of the games are those of the run it continued (``--resume``)."""
     figures = summary.to_dict()
     figures["skipped"] = [{"path": item.path, "reason": item.reason} for item in skipped]
     figures["problems"] = list(problems)
     figures["seconds"] = round(seconds, 3)
-    figures["games_per_second"] = round(summary.games / seconds) if seconds > 0 else 0
+    done = summary.games - continued  # in this run
+    figures["games_per_second"] = round(done / seconds) if seconds > 0 else 0
     figures["finished"] = stopped is None
     figures["stopped"] = stopped
+    figures["continued"] = continued
     return figures
 
 
