@@ -417,6 +417,7 @@ def _summary_of(lines: list[dict[str, Any]], rulesets: dict[str, str]) -> dict[s
     by_ruleset: dict[str, Counter[str]] = {}
     illegal: Counter[str] = Counter()
     errors: Counter[str] = Counter()
+    games_by_ruleset: Counter[str] = Counter()
     deals = breaches = 0
     for line in lines:
         if "error" in line:
@@ -424,6 +425,7 @@ def _summary_of(lines: list[dict[str, Any]], rulesets: dict[str, str]) -> dict[s
             errors[line["error"]["title"]] += 1
             continue
         statuses[line["status"]] += 1
+        games_by_ruleset[rulesets[line["source"]]] += 1
         deals += len(line["deals"])
         found = 0
         for deal in line["deals"]:
@@ -440,6 +442,7 @@ def _summary_of(lines: list[dict[str, Any]], rulesets: dict[str, str]) -> dict[s
         "games_with_breach": breaches,
         "deals": deals,
         "games_by_status": dict(statuses),
+        "games_by_ruleset": dict(games_by_ruleset),
         "outcomes": dict(outcomes),
         "renuncios": {
             "total": sum(obligations.values()),
@@ -461,7 +464,7 @@ def test_summary_json_has_the_figures_of_the_lines(archive: Path, tmp_path: Path
     figures = orjson.loads(figures_file.read_bytes())
     assert figures.pop("seconds") >= 0
     assert figures.pop("skipped") == []  # nothing the arguments stand for went unread
-    assert figures.pop("games_per_second") >= 0
+    assert figures.pop("games_per_second") >= 0 and figures.pop("continued") == 0
     assert (figures.pop("finished"), figures.pop("stopped"), figures.pop("problems")) == (
         True,
         None,
@@ -539,10 +542,12 @@ def test_no_progress_bar_when_standard_error_is_not_a_terminal(archive: Path) ->
 def _rows_of(line: dict[str, Any], rulesets: dict[str, str]) -> list[list[str]]:
     """The CSV rows of one line, computed here."""
     ident, source = line["id"], line["source"]
+    file, number = source.rsplit(":", 1)
+    where = [ident, source, file, number]
     nothing = [""] * MAX_SEATS
     if "error" in line:
         text = f"{line['error']['title']}: {line['error']['errors'][0]['message']}"[:300]
-        return [[ident, source, "error", "", "", *nothing, "", "", "", "", text]]
+        return [[*where, "error", "", "", "", *nothing, "", "", "", "", text]]
     rows = []
     illegal = line["illegal"]
     for index, deal in enumerate(line["deals"]):
@@ -550,13 +555,13 @@ def _rows_of(line: dict[str, Any], rulesets: dict[str, str]) -> list[list[str]]:
         outcome = deal["outcome"]
         rows.append(
             [
-                ident,
-                source,
+                *where,
                 line["status"],
                 rulesets[source],
+                str(len(line["match"]["standings"])),
                 str(index),
                 *(totals.get(seat, "") for seat in range(MAX_SEATS)),
-                " ".join(map(str, outcome["winners"])) if outcome else "",
+                orjson.dumps(outcome["winners"]).decode() if outcome else "",
                 outcome["reason"] if outcome else "",
                 str(len(deal["violations"])),
                 illegal["code"] if illegal and illegal["deal"] == index else "",
@@ -592,7 +597,7 @@ def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
 
     def cell(value: Any) -> str:
         if isinstance(value, list):
-            return " ".join(map(str, value))
+            return orjson.dumps(value).decode()
         return "" if value is None else str(value)
 
     assert [{k: cell(v) for k, v in row.items()} for row in parquet] == table

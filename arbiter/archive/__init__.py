@@ -15,7 +15,7 @@ One line format for the command (``arbiter score``), the library (:func:`score_l
 
 The command ``arbiter score`` is :mod:`arbiter.commands.score`. Importing this package imports
 none of its modules (they import the service): it defines only the choices a run is made
-with, :class:`Format` and :data:`LOCAL_CLUSTER`, which the command's arguments name.
+with, :class:`Format`, :class:`Table` and :data:`LOCAL_CLUSTER`, which the command's arguments name.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from arbiter.archive.library import score_file, score_lines
 
-__all__ = ["LOCAL_CLUSTER", "Format", "score_file", "score_lines"]
+__all__ = ["LOCAL_CLUSTER", "Format", "Table", "score_file", "score_lines"]
 
 #: ``--dask local``: a LocalCluster of this machine's processes (:mod:`~arbiter.archive.cluster`).
 LOCAL_CLUSTER: Final = "local"
@@ -42,6 +42,14 @@ class Format(Enum):
     @property
     def suffix(self) -> str:
         return f".{self.value}"
+
+
+class Table(Enum):
+    """The rows of a CSV or Parquet output (see :mod:`arbiter.archive.formats`): one per deal
+    (``deals``), or one per seat of each deal (``seats``: the players' table)."""
+
+    DEALS = "deals"
+    SEATS = "seats"
 
 
 def __getattr__(name: str) -> Any:

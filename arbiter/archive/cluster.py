@@ -80,7 +80,7 @@ def run_dask(client: Client, job: Job, block: int = BLOCK_BYTES) -> Outcome:
     threads = max(1, sum(client.nthreads().values()))
 
     def submit(task: Task) -> Future:
-        future: Future = client.submit(run_task, task, job.config, job.fmt, pure=False)
+        future: Future = client.submit(run_task, task, job.config, job.fmt, job.table, pure=False)
         return future
 
     return run_with(job, submit, 2 * threads + 2, workers_read_gzip=True, block=block)

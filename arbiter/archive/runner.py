@@ -23,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from arbiter.archive import Format
+from arbiter.archive import Format, Table
 from arbiter.archive.formats import Row, Writer, payload
 from arbiter.archive.inputs import (
     Input,
@@ -111,12 +111,14 @@ def score_piece(
     return result
 
 
-def run_task(task: Task, config: ScoringConfig, fmt: Format) -> list[PieceResult]:
+def run_task(
+    task: Task, config: ScoringConfig, fmt: Format, table: Table = Table.DEALS
+) -> list[PieceResult]:
     """A task scored where it runs (a worker process, a Dask worker): its pieces' results."""
     scorer = Scorer.of(config)
 
     def keep(result: PieceResult, s: Scored) -> None:
-        result.items.append((s.index, s.given_id, payload(fmt, s)))
+        result.items.append((s.index, s.given_id, payload(fmt, s, table)))
 
     return [score_piece(piece, scorer, keep) for piece in task]
 
@@ -258,6 +260,8 @@ class Job:
     resume: Resume = field(default_factory=dict)
     #: the figures of the run it continues
     earlier: Outcome | None = None
+    #: the rows of a table format
+    table: Table = Table.DEALS
 
 
 @dataclass(slots=True)
@@ -281,7 +285,7 @@ def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     scorer = Scorer.of(job.config)
 
     def write(_: PieceResult, s: Scored) -> None:
-        job.sink.put(s.index, s.given_id, payload(job.fmt, s))
+        job.sink.put(s.index, s.given_id, payload(job.fmt, s, job.table))
 
     max_line = job.config.max_line_bytes
     for task in plan(job.inputs, block, max_line, workers_read_gzip=False, resume=job.resume):
@@ -322,7 +326,7 @@ def run_processes(job: Job, jobs: int, block: int = BLOCK_BYTES) -> Outcome:
     ) as pool:
 
         def submit(task: Task) -> Future:
-            return pool.submit(run_task, task, job.config, job.fmt)
+            return pool.submit(run_task, task, job.config, job.fmt, job.table)
 
         try:
             return run_with(job, submit, 4 * jobs, workers_read_gzip=False, block=block)

@@ -1,5 +1,5 @@
-"""The figures of an archive run: games by status, deals, outcome reasons, renuncios by
-obligation and by ruleset, illegal events by code, errors by kind.
+"""The figures of an archive run: games by status and by ruleset, deals, outcome reasons,
+renuncios by obligation and by ruleset, illegal events by code, errors by kind.
 
 A :class:`Summary` counts :class:`~arbiter.archive.records.Scored` lines; the summaries of
 pieces scored apart (other processes, Dask workers) add up with :meth:`Summary.merge`. Its
@@ -36,6 +36,8 @@ class Summary:
     illegal: Counter[str] = field(default_factory=Counter)
     #: error title → lines
     errors: Counter[str] = field(default_factory=Counter)
+    #: ruleset → games scored (the lines that are errors have none)
+    rulesets: Counter[str] = field(default_factory=Counter)
 
     def add(self, scored: Scored) -> None:
         self.games += 1
@@ -46,6 +48,7 @@ class Summary:
             return
         body = scored.body
         self.statuses[body["status"]] += 1
+        self.rulesets[scored.ruleset or ""] += 1
         deals = body["deals"]
         self.deals += len(deals)
         renuncios = 0
@@ -69,6 +72,7 @@ class Summary:
         self.renuncios.update(other.renuncios)
         self.illegal.update(other.illegal)
         self.errors.update(other.errors)
+        self.rulesets.update(other.rulesets)
 
     def to_state(self) -> dict[str, Any]:
         """Every count, to be read back by :meth:`from_state` (a manifest keeps the figures of
@@ -82,6 +86,7 @@ class Summary:
             "renuncios": [[r, o, n] for (r, o), n in sorted(self.renuncios.items())],
             "illegal": dict(self.illegal),
             "errors": dict(self.errors),
+            "rulesets": dict(self.rulesets),
         }
 
     @classmethod
@@ -96,6 +101,7 @@ class Summary:
             renuncios,
             Counter(state["illegal"]),
             Counter(state["errors"]),
+            Counter(state["rulesets"]),
         )
 
     def copy(self) -> Summary:
@@ -114,6 +120,7 @@ class Summary:
         return {
             "games": self.games,
             "games_by_status": _sorted(self.statuses),
+            "games_by_ruleset": _sorted(self.rulesets),
             "games_with_breach": self.breaches,
             "deals": self.deals,
             "outcomes": _sorted(self.outcomes),

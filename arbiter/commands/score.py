@@ -31,7 +31,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from arbiter.archive import LOCAL_CLUSTER, Format
+from arbiter.archive import LOCAL_CLUSTER, Format, Table
 from arbiter.commands.console import (
     CommandError,
     ExitStatus,
@@ -48,7 +48,7 @@ from arbiter.i18n import Lang
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
-    from rich.table import Table
+    from rich.table import Table as RichTable
 
     from arbiter.archive.inputs import Input, Resume, Skipped
     from arbiter.archive.output import Ledger
@@ -98,6 +98,12 @@ def register(commands: Any) -> None:
         choices=[f.value for f in Format],
         default=Format.NDJSON.value,
         help="what to write (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--table",
+        choices=[t.value for t in Table],
+        default=Table.DEALS.value,
+        help="for csv and parquet: a row per deal, or per seat of each deal (default: deals)",
     )
     parser.add_argument(
         "--jobs",
@@ -192,7 +198,10 @@ def run(args: argparse.Namespace) -> int:
     except (SettingsError, InputError) as err:
         raise CommandError(str(err)) from None
     config = ScoringConfig.of(settings, lang)
-    output = _output(found.inputs, fmt, args.out, config, lang, resume=args.resume)
+    table = Table(args.table)
+    if table is not Table.DEALS and fmt is Format.NDJSON:
+        raise CommandError(words(lang, "score.table_needs_a_table"))
+    output = _output(found.inputs, (fmt, table), args.out, config, lang, resume=args.resume)
     return _scored(args, found.skipped, output, config)
 
 
@@ -209,7 +218,7 @@ def _scored(
 
     lang: Lang = args.lang
     console = Console(stderr=True)
-    fmt, inputs = Format(args.format), output.sink.numbering.inputs
+    fmt, table, inputs = Format(args.format), Table(args.table), output.sink.numbering.inputs
     workers = _workers(args.jobs, lang)
     started = time.perf_counter()
     show = not args.quiet and console.is_terminal
@@ -217,7 +226,7 @@ def _scored(
     bar = _Bar(output.earlier, lang, every)
     try:
         with _progress(console, inputs, lang, bar, show=show), _stopping():
-            job = Job(inputs, config, fmt, output.sink, bar, output.resume, output.earlier)
+            job = Job(inputs, config, fmt, output.sink, bar, output.resume, output.earlier, table)
             outcome = _run(args.dask, workers, job)
             output.sink.close()
             if output.ledger is not None:
@@ -394,7 +403,7 @@ class _Output:
 
 def _output(
     inputs: Sequence[Input],
-    fmt: Format,
+    shape: tuple[Format, Table],
     out: str | None,
     config: ScoringConfig,
     lang: Lang,
@@ -404,6 +413,7 @@ def _output(
     """Where the lines go: standard output, the file ``out``, or one part per input in the
     folder ``out`` (an existing folder, or a path ending with ``/``), each written under a
     partial name first (:mod:`arbiter.archive.output`)."""
+    fmt = shape[0]
     if out is None:
         if fmt is Format.PARQUET:
             raise CommandError(words(lang, "score.parquet_out"))
@@ -411,7 +421,7 @@ def _output(
             raise CommandError(words(lang, "score.resume_needs_out"))
         return _Output(_stdout_sink(inputs, fmt), None, {}, None)
     try:
-        return _to_path(inputs, fmt, out, config, lang, resume=resume)
+        return _to_path(inputs, shape, out, config, lang, resume=resume)
     except OSError as err:
         raise CommandError(_output_trouble(err, out, lang, final=True)) from None
 
@@ -425,7 +435,7 @@ def _stdout_sink(inputs: Sequence[Input], fmt: Format) -> Sink:
 
 def _to_path(
     inputs: Sequence[Input],
-    fmt: Format,
+    shape: tuple[Format, Table],
     out: str,
     config: ScoringConfig,
     lang: Lang,
@@ -438,12 +448,13 @@ def _to_path(
     from arbiter.archive.output import FileTarget, FolderTarget, Ledger, Target, earlier
     from arbiter.archive.runner import Sink
 
+    fmt, table = shape
     folder = out.endswith(("/", os.sep)) or Path(out).is_dir()
     if not folder and any(item.path == os.path.abspath(out) for item in inputs):
         raise CommandError(words(lang, "score.out_is_input", path=out))
-    names = _part_names(inputs, fmt, lang) if folder else {}
+    names = _part_names(inputs, shape, lang) if folder else {}
     target: Target = FolderTarget(Path(out)) if folder else FileTarget(Path(out))
-    options = {"format": fmt.value, **asdict(config)}
+    options = {"format": fmt.value, "table": table.value, **asdict(config)}
     ledger = Ledger.start(target, fmt, inputs, options)
     continued = _continued(ledger, lang) if resume else None
     if continued is None:
@@ -458,12 +469,12 @@ def _to_path(
             name = names[item.path]
             path = target.partial(name)
             path.parent.mkdir(parents=True, exist_ok=True)
-            return name, open_writer(fmt, path, keep=keep.get(name, 0))
+            return name, open_writer(fmt, path, keep=keep.get(name, 0), table=table)
 
         sink = Sink(inputs, parts=part, ledger=ledger, resume=continued and continued.resume)
     else:
         name = Path(out).name
-        writer = open_writer(fmt, target.unfinished, keep=keep.get(name, 0))
+        writer = open_writer(fmt, target.unfinished, keep=keep.get(name, 0), table=table)
         resumed = continued and continued.resume
         sink = Sink(inputs, writer=writer, ledger=ledger, name=name, resume=resumed)
     ledger.save()
@@ -484,9 +495,12 @@ def _continued(ledger: Ledger, lang: Lang) -> Any:
     return continued
 
 
-def _part_names(inputs: Sequence[Input], fmt: Format, lang: Lang) -> dict[str, str]:
+def _part_names(inputs: Sequence[Input], shape: tuple[Format, Table], lang: Lang) -> dict[str, str]:
     """The part of each input: its path in its folder, without its archive suffix, then
-    ``.scores`` and the format's suffix (``2024/may.ndjson.gz`` → ``2024/may.scores.csv``)."""
+    ``.scores`` (``.seats`` for the table of seats) and the format's suffix
+    (``2024/may.ndjson.gz`` → ``2024/may.scores.csv``)."""
+    fmt, table = shape
+    kind = "seats" if table is Table.SEATS else "scores"
     from arbiter.archive.inputs import archive_suffix
 
     names: dict[str, str] = {}
@@ -494,7 +508,7 @@ def _part_names(inputs: Sequence[Input], fmt: Format, lang: Lang) -> dict[str, s
     for item in inputs:
         stem = item.relative
         suffix = archive_suffix(stem) or (".gz" if stem.lower().endswith(".gz") else "")
-        name = f"{stem[: len(stem) - len(suffix)]}.scores{fmt.suffix}"
+        name = f"{stem[: len(stem) - len(suffix)]}.{kind}{fmt.suffix}"
         if name in taken:
             said = words(lang, "score.same_part", first=taken[name], second=item.name, part=name)
             raise CommandError(said)
@@ -583,14 +597,14 @@ def _progress(
 # --- the summary -----------------------------------------------------------------------------
 
 
-def table(figures: dict[str, Any], seconds: float, lang: Lang) -> Table:
+def table(figures: dict[str, Any], seconds: float, lang: Lang) -> RichTable:
     """The ``--summary`` table of the figures of :meth:`arbiter.archive.summary.Summary.to_dict`."""
-    from rich.table import Table
+    from rich.table import Table as RichTable
 
     def said(key: str) -> str:
         return words(lang, key)
 
-    out = Table(title=said("summary.title"), title_justify="left", show_header=True)
+    out = RichTable(title=said("summary.title"), title_justify="left", show_header=True)
     out.add_column(said("summary.figure"))
     out.add_column("", justify="left")
     out.add_column(said("summary.count"), justify="right")
@@ -618,7 +632,7 @@ def table(figures: dict[str, Any], seconds: float, lang: Lang) -> Table:
     return out
 
 
-def _rows(out: Table, heading: str, counts: dict[str, int], empty: str | None = None) -> None:
+def _rows(out: RichTable, heading: str, counts: dict[str, int], empty: str | None = None) -> None:
     if not counts and empty is not None:
         out.add_row(heading, empty, "0")
     for n, (name, count) in enumerate(counts.items()):
