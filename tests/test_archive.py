@@ -15,6 +15,7 @@ import io
 import os
 import pty
 import random
+import re
 import select
 import subprocess
 import sys
@@ -366,18 +367,23 @@ def test_exit_2_for_bad_arguments(tmp_path: Path, args: list[str], message: str)
 
 
 @pytest.mark.slow
-def test_exit_2_for_unreadable_inputs_and_the_others_are_scored(tmp_path: Path) -> None:
+def test_exit_3_for_unreadable_inputs_and_the_others_are_scored(tmp_path: Path) -> None:
     good = tmp_path / "good.ndjson"
     good.write_bytes(ndjson(game_lines(5, seed=2, renuncio_rate=0.0)))
     not_gzip = tmp_path / "not.ndjson.gz"
     not_gzip.write_bytes(b"plain text, not gzip\n")
     cut = tmp_path / "cut.ndjson.gz"
     cut.write_bytes(gzip.compress(ndjson(game_lines(30, seed=3)))[:-100])
+    figures = tmp_path / "summary.json"
     for jobs in ("1", "2"):
-        done = run_cli("score", not_gzip, cut, good, "--jobs", jobs)
+        done = run_cli("score", not_gzip, cut, good, "--jobs", jobs, "--summary-json", figures)
         assert done.status == 3, done.err
         assert f"{not_gzip}: not gzip data" in done.err
         assert f"{cut}: the gzip data is cut short" in done.err
+        assert orjson.loads(figures.read_bytes())["problems"] == [
+            f"{not_gzip}: not gzip data",
+            f"{cut}: the gzip data is cut short",
+        ]
         assert "Traceback" not in done.err
         sources = [line["source"] for line in lines_of(done.out)]
         assert sources[-5:] == [f"{good}:{n}" for n in range(1, 6)]
@@ -534,6 +540,20 @@ def test_a_progress_bar_on_a_terminal(archive: Path) -> None:
 def test_no_progress_bar_when_standard_error_is_not_a_terminal(archive: Path) -> None:
     done = run_cli("score", archive / "a.ndjson")
     assert "games/s" not in done.err and done.err == ""
+
+
+@pytest.mark.slow
+def test_progress_lines_when_standard_error_is_not_a_terminal(archive: Path) -> None:
+    # a line after every piece (the least interval), each counting more games
+    done = run_cli("score", archive / "a.ndjson", "--jobs", "1", "--progress", "1e-9")
+    said = done.err.splitlines()
+    pattern = r"arbiter: ([\d,]+) games, [\d,]+ games/s, ([\d,]+) errors \((\d+) %\)"
+    found = [re.fullmatch(pattern, line) for line in said]
+    assert len(said) >= 2 and all(found), said
+    games = [int(m.group(1).replace(",", "")) for m in found if m]
+    assert games == sorted(games) and games[-1] == len(lines_of(done.out))
+    assert [m.group(3) for m in found if m][-1] == "100"
+    assert run_cli("score", archive / "a.ndjson", "--progress", "0").status == 2
 
 
 # --- tables ------------------------------------------------------------------------------

@@ -51,12 +51,21 @@ def clean(big: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, byte
     """What a run that never stops writes, per format."""
     folder = tmp_path_factory.mktemp("clean")
     out = {}
-    for fmt in ("ndjson", "csv", "parquet"):
-        path = folder / f"scores.{fmt}"
-        done = run_cli("score", big, "--format", fmt, "--out", path, "--jobs", "1", "--quiet")
+    for name in NAMES:
+        path = folder / name
+        done = run_cli("score", big, "--format", _format(name), "--out", path, "--jobs", "1",
+                       "--quiet")  # fmt: skip
         assert done.status == 1, done.err  # renuncios: findings
-        out[fmt] = path.read_bytes()
+        out[name] = path.read_bytes()
     return out
+
+
+#: The outputs a run may be killed writing: each format, and NDJSON compressed.
+NAMES = ("scores.ndjson", "scores.csv", "scores.parquet", "scores.ndjson.gz")
+
+
+def _format(name: str) -> str:
+    return name.split(".")[1]
 
 
 def _partial(path: Path) -> Path:
@@ -90,11 +99,12 @@ def _all_end(pids: list[int]) -> None:
     wait_for(lambda: not any(alive(pid) for pid in pids), f"processes {pids} to end", 60)
 
 
-@pytest.mark.parametrize("fmt", ["ndjson", "csv", "parquet"])
+@pytest.mark.parametrize("name", NAMES)
 def test_a_run_killed_leaves_partial_files_no_worker_and_resumes_to_the_same_bytes(
-    big: Path, clean: dict[str, bytes], tmp_path: Path, fmt: str
+    big: Path, clean: dict[str, bytes], tmp_path: Path, name: str
 ) -> None:
-    out, figures = tmp_path / f"scores.{fmt}", tmp_path / "summary.json"
+    fmt = _format(name)
+    out, figures = tmp_path / name, tmp_path / "summary.json"
     figures.write_text("{}")  # a report of a run before: must not look like this one's
     process, workers = _started(out, "score", big, "--format", fmt, "--summary-json", figures)
     process.kill()
@@ -106,12 +116,12 @@ def test_a_run_killed_leaves_partial_files_no_worker_and_resumes_to_the_same_byt
     assert not figures.exists()
     if fmt != "parquet":  # whole lines up to the checkpoint
         kept = _partial(out).read_bytes()[: left["inputs"][0]["part_bytes"]]
-        assert clean[fmt].startswith(kept)
+        assert clean[name].startswith(kept)
 
     done = run_cli("score", big, "--format", fmt, "--out", out, "--jobs", "2", "--resume",
                    "--quiet", "--summary-json", figures)  # fmt: skip
     assert done.status == 1, done.err
-    assert out.read_bytes() == clean[fmt]
+    assert out.read_bytes() == clean[name]
     assert not _partial(out).exists()
     report = orjson.loads(figures.read_bytes())
     assert report["finished"] is True and report["games"] == GAMES
@@ -122,7 +132,7 @@ def test_a_run_killed_leaves_partial_files_no_worker_and_resumes_to_the_same_byt
         assert report["continued"] == 0
     manifest = _manifest(out.with_name(out.name + ".manifest.json"))
     assert manifest["finished"] is True
-    assert manifest["output"]["sha256"] == _sha(clean[fmt])
+    assert manifest["output"]["sha256"] == _sha(clean[name])
     entry = manifest["inputs"][0]
     assert entry["sha256"] == _sha(big.read_bytes())
     assert (entry["lines"], entry["games"], entry["errors"]) == (GAMES, GAMES, 0)
@@ -151,7 +161,7 @@ def test_sigterm_stops_the_workers_says_so_and_resumes_a_folder(
     report = orjson.loads(figures.read_bytes())
     assert (report["finished"], report["stopped"]) == (False, "SIGTERM")
     part = (out / ".partial" / "a.scores.ndjson").read_bytes()
-    assert part.endswith(b"\n") and clean["ndjson"].startswith(b"".join(
+    assert part.endswith(b"\n") and clean["scores.ndjson"].startswith(b"".join(
         line.replace(str(inputs / "a.ndjson").encode(), str(big).encode()) + b"\n"
         for line in part.splitlines()
     ))  # fmt: skip

@@ -16,6 +16,7 @@ even when all its values are null, and ``winners`` is a list of seats (in CSV, i
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -327,6 +328,53 @@ def schema(table: Table) -> pyarrow.Schema:
     return pa.schema(fields, metadata={"tute-arbiter": orjson.dumps(about)})
 
 
+class GzipStream(io.RawIOBase):
+    """A file written gzip-compressed as a series of gzip members, one ended at each
+    :meth:`flush` (a checkpoint): the file can be cut at the end of any of them and continued,
+    and reads as one stream (``gzip -d``, ``zcat``, Python's ``gzip``). Deterministic: no
+    time stamp, no name, so a run continued writes the bytes of one that never stopped."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__()
+        self._raw = raw
+        self._member: gzip.GzipFile | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        if self._member is None:
+            self._member = gzip.GzipFile(
+                filename="", mode="wb", fileobj=self._raw, compresslevel=GZIP_LEVEL, mtime=0
+            )
+        return self._member.write(data)
+
+    def flush(self) -> None:
+        if self._member is not None:
+            self._member.close()  # its trailer written; the raw file stays open
+            self._member = None
+        if not self._raw.closed:
+            self._raw.flush()
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.flush()
+            self._raw.close()
+        super().close()
+
+
+#: gzip's level for compressed outputs: its default trade of size for speed.
+GZIP_LEVEL: Final = 6
+
+
+def compressed(path: Path) -> bool:
+    """An output whose name asks for gzip (``scores.ndjson.gz``)."""
+    return path.name.lower().endswith(".gz")
+
+
 def open_writer(
     fmt: Format,
     path: Path | None,
@@ -334,9 +382,11 @@ def open_writer(
     *,
     keep: int = 0,
     table: Table = Table.DEALS,
+    gzip_members: bool = False,
 ) -> Writer:
     """A writer to the file ``path`` (created; with ``keep``, its first ``keep`` bytes kept and
-    the rest cut: a run that continues), or to ``stdout`` (not closed at the end)."""
+    the rest cut: a run that continues; with ``gzip_members``, compressed: :class:`GzipStream`),
+    or to ``stdout`` (not closed at the end)."""
     if fmt is Format.PARQUET:
         assert path is not None, "Parquet is written to a file"
         assert not keep, "a Parquet file cannot be continued"
@@ -350,6 +400,8 @@ def open_writer(
         stream.seek(keep)
     else:
         stream, owned = open(path, "wb"), True  # noqa: SIM115 (the writer closes it)
+    if gzip_members:
+        stream = GzipStream(stream)  # type: ignore[assignment]
     if fmt is Format.NDJSON:
         return NdjsonWriter(stream, owned)
     return CsvWriter(stream, owned, header=not keep, table=table)

@@ -444,7 +444,7 @@ def _to_path(
 ) -> _Output:
     from dataclasses import asdict
 
-    from arbiter.archive.formats import Writer, open_writer
+    from arbiter.archive.formats import Writer, compressed, open_writer
     from arbiter.archive.output import FileTarget, FolderTarget, Ledger, Target, earlier
     from arbiter.archive.runner import Sink
 
@@ -474,7 +474,11 @@ def _to_path(
         sink = Sink(inputs, parts=part, ledger=ledger, resume=continued and continued.resume)
     else:
         name = Path(out).name
-        writer = open_writer(fmt, target.unfinished, keep=keep.get(name, 0), table=table)
+        packed = compressed(Path(out))
+        if packed and fmt is Format.PARQUET:
+            raise CommandError(words(lang, "score.parquet_gzip"))
+        at = keep.get(name, 0)
+        writer = open_writer(fmt, target.unfinished, keep=at, table=table, gzip_members=packed)
         resumed = continued and continued.resume
         sink = Sink(inputs, writer=writer, ledger=ledger, name=name, resume=resumed)
     ledger.save()
