@@ -29,10 +29,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import Final, Protocol, TextIO
+from typing import IO, Final, Protocol, TextIO
 
 from arbiter.archive.lines import split_lines
 from arbiter.archive.records import Oversized, Text
+from arbiter.archive.remote import RemoteError, is_remote, listing, open_remote
 
 #: Bytes read at a time.
 CHUNK: Final = 256 * 1024
@@ -63,7 +64,6 @@ class Stream(Protocol):
     """What is read of a file: a binary file, a gzip file, standard input."""
 
     def read(self, size: int = -1, /) -> bytes: ...
-    def read1(self, size: int = -1, /) -> bytes: ...
     def seek(self, offset: int, whence: int = 0, /) -> int: ...
     def tell(self) -> int: ...
     def close(self) -> None: ...
@@ -136,6 +136,9 @@ def expand(paths: Sequence[str], *, follow_symlinks: bool = False) -> Found:
         if path == "-":
             inputs.append(Input("-", STDIN_NAME, Kind.STDIN, None, STDIN_NAME))
             continue
+        if is_remote(path):
+            inputs += _remote_inputs(path)
+            continue
         target = Path(path)
         if target.is_dir():
             found = _Folder(target, path, follow_symlinks).walk()
@@ -150,6 +153,24 @@ def expand(paths: Sequence[str], *, follow_symlinks: bool = False) -> Found:
         else:
             raise InputError(f"cannot read {path}: no such file or folder")
     return Found(inputs, skipped)
+
+
+def _remote_inputs(url: str) -> list[Input]:
+    """The archive files a URL stands for (:mod:`arbiter.archive.remote`)."""
+    try:
+        found = listing(url)
+    except RemoteError as err:
+        raise InputError(str(err)) from None
+    if len(found) == 1 and found[0][0] == url:
+        return [Input(url, url, kind_of(url), found[0][1], found[0][2])]
+    inputs = [
+        Input(item, item, kind_of(item), size, relative)
+        for item, size, relative in found
+        if archive_suffix(relative) is not None
+    ]
+    if not inputs:
+        raise InputError(f"{url} holds no archive file ({', '.join(SUFFIXES)})")
+    return inputs
 
 
 def skipped_error(skipped: Sequence[Skipped], shown: int = 5) -> InputError:
@@ -413,7 +434,8 @@ class Reader:
             if start or end is not None:
                 yield from _range(self.stream, start, end)
             else:  # read1: what a cut gzip file held before its cut comes out too
-                while chunk := self.stream.read1(CHUNK):
+                read = getattr(self.stream, "read1", self.stream.read)  # a remote file: read
+                while chunk := read(CHUNK):
                     self._advance()
                     yield chunk
         except (OSError, EOFError, zlib.error) as err:
@@ -477,12 +499,21 @@ def open_input(item: Input | Piece) -> Reader:
     if item.kind is Kind.STDIN:
         return Reader(_stdin(), name, item.kind)
     try:
-        raw = open(item.path, "rb")  # noqa: SIM115 (the Reader closes it)
+        raw = open_bytes(item.path)
     except OSError as err:
         raise InputError(f"cannot read {name}: {err.strerror}") from None
+    except RemoteError as err:
+        raise InputError(str(err)) from None
     if item.kind is Kind.GZIP:
         return Reader(gzip.GzipFile(fileobj=raw, mode="rb"), name, item.kind, raw)
     return Reader(raw, name, item.kind)
+
+
+def open_bytes(path: str) -> IO[bytes]:
+    """A file of this machine or a URL (:mod:`arbiter.archive.remote`), opened to read."""
+    if is_remote(path):
+        return open_remote(path)
+    return open(path, "rb")
 
 
 class _TextAsBytes:
@@ -494,7 +525,7 @@ class _TextAsBytes:
     def read(self, size: int = -1, /) -> bytes:
         return self._text.read(size).encode("utf-8", "surrogatepass")
 
-    read1 = read
+    read1 = read  # what a binary standard input has
 
     def seek(self, offset: int, whence: int = 0, /) -> int:
         raise io.UnsupportedOperation("standard input is read in order")

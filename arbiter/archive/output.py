@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -34,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Final
 import orjson
 
 from arbiter.archive import Format
-from arbiter.archive.inputs import Input, Kind, Position, Resume
+from arbiter.archive.inputs import Input, Kind, Position, Resume, open_bytes
+from arbiter.archive.remote import is_remote, upload
 from arbiter.archive.summary import Summary
 
 if TYPE_CHECKING:
@@ -83,7 +85,8 @@ class Entry:
 
     @classmethod
     def of(cls, item: Input) -> Entry:
-        mtime = None if item.kind is Kind.STDIN else os.stat(item.path).st_mtime_ns
+        local = item.kind is not Kind.STDIN and not is_remote(item.path)
+        mtime = os.stat(item.path).st_mtime_ns if local else None  # remote: its size says
         return cls(item.path, item.name, item.kind.value, item.size, mtime)
 
     def same_file(self, other: Entry) -> bool:
@@ -117,6 +120,19 @@ class Target:
     def commit(self, parts: Sequence[str]) -> None:
         """Every part (synced to disk) moved to its final name."""
         raise NotImplementedError
+
+    @property
+    def given(self) -> str:
+        """The output as the user named it (a path, a URL)."""
+        return str(self.final)
+
+    def publish(self, manifest: bytes) -> None:
+        """The manifest of the complete output beside it."""
+        write_atomically(self.manifest, manifest, durable=True)
+
+    def fresh(self) -> None:
+        """What a partial run before left, gone: this one starts anew."""
+        self.clean()
 
     def clean(self) -> None:
         """What the partial run left that the complete output does not need."""
@@ -152,6 +168,33 @@ class FileTarget(Target):
         _sync(self.partial(self.part))
         os.replace(self.partial(self.part), self.final)
         _sync_folder(self.final.parent)
+
+
+class RemoteTarget(FileTarget):
+    """``--out URL`` (:mod:`arbiter.archive.remote`): the file written here, in a temporary
+    folder, and uploaded once complete; its manifest then."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.staging = Path(tempfile.mkdtemp(prefix="arbiter-score-"))
+        super().__init__(self.staging / url.rstrip("/").rsplit("/", 1)[-1])
+
+    @property
+    def given(self) -> str:
+        return self.url
+
+    def commit(self, parts: Sequence[str]) -> None:
+        upload(str(self.unfinished), self.url)
+
+    def publish(self, manifest: bytes) -> None:
+        write_atomically(self.manifest, manifest)
+        upload(str(self.manifest), self.url + ".manifest.json")
+
+    def fresh(self) -> None:
+        pass  # a new temporary folder
+
+    def clean(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
 
 
 class FolderTarget(Target):
@@ -246,7 +289,7 @@ class Ledger:
         entry.done = True
         self.settled, self.settled_problems = self.summary.copy(), list(self.problems)
         if entry.kind != Kind.STDIN.value:
-            entry.sha256 = checksum(Path(entry.path))
+            entry.sha256 = checksum(entry.path)
         if entry.part is not None and entry.part_bytes is not None:
             part = self.target.partial(entry.part)
             entry.part_sha256 = checksum(part, entry.part_start, entry.part_bytes)
@@ -265,9 +308,7 @@ class Ledger:
                 entry.part_bytes, entry.part_sha256 = part.stat().st_size, checksum(part)
         whole = checksum(self.target.unfinished) if file else None
         self.target.commit(parts)
-        write_atomically(
-            self.target.manifest, self._document(finished=True, sha256=whole), durable=True
-        )
+        self.target.publish(self._document(finished=True, sha256=whole))
         self.target.clean()
 
     def stop(self, reason: str) -> None:
@@ -299,7 +340,7 @@ class Ledger:
             "finished": finished,
             "stopped": self.stopped,
             "output": {
-                "path": str(self.target.final),
+                "path": self.target.given,
                 "kind": self.target.kind,
                 "format": self.fmt.value,
                 "sha256": sha256,
@@ -406,10 +447,11 @@ def earlier(continued: Continued | None) -> Outcome:
 # --- files -----------------------------------------------------------------------------------
 
 
-def checksum(path: Path, start: int = 0, size: int | None = None) -> str:
-    """The SHA-256 of ``size`` bytes of ``path`` from ``start`` (None: to its end)."""
+def checksum(path: Path | str, start: int = 0, size: int | None = None) -> str:
+    """The SHA-256 of ``size`` bytes of ``path`` (a URL too) from ``start`` (None: to its
+    end)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_bytes(str(path)) as f:
         f.seek(start)
         for chunk in _chunks(f, size):
             digest.update(chunk)

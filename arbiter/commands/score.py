@@ -445,20 +445,33 @@ def _to_path(
     from dataclasses import asdict
 
     from arbiter.archive.formats import Writer, compressed, open_writer
-    from arbiter.archive.output import FileTarget, FolderTarget, Ledger, Target, earlier
+    from arbiter.archive.output import (
+        FileTarget,
+        FolderTarget,
+        Ledger,
+        RemoteTarget,
+        Target,
+        earlier,
+    )
+    from arbiter.archive.remote import is_remote
     from arbiter.archive.runner import Sink
 
     fmt, table = shape
-    folder = out.endswith(("/", os.sep)) or Path(out).is_dir()
+    remote = is_remote(out)
+    if remote and (resume or out.endswith("/")):
+        raise CommandError(words(lang, "score.remote_out"))
+    folder = not remote and (out.endswith(("/", os.sep)) or Path(out).is_dir())
     if not folder and any(item.path == os.path.abspath(out) for item in inputs):
         raise CommandError(words(lang, "score.out_is_input", path=out))
     names = _part_names(inputs, shape, lang) if folder else {}
     target: Target = FolderTarget(Path(out)) if folder else FileTarget(Path(out))
+    if remote:
+        target = RemoteTarget(out)
     options = {"format": fmt.value, "table": table.value, **asdict(config)}
     ledger = Ledger.start(target, fmt, inputs, options)
     continued = _continued(ledger, lang) if resume else None
     if continued is None:
-        target.clean()  # what a run before left partial is written again
+        target.fresh()  # what a run before left partial is written again
     else:
         ledger = continued.ledger
     keep = {} if continued is None else continued.keep

@@ -16,6 +16,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         ),
         "cli.score.resume_needs_out": "--resume continues a run to --out FILE or --out DIR",
         "cli.score.cannot_resume": "cannot resume: {reason}",
+        "cli.score.remote_out": "a URL given to --out is one file, written anew (no --resume)",
         "cli.score.parquet_gzip": "a Parquet file is compressed inside: --out without .gz",
         "cli.score.table_needs_a_table": "--table seats is for --format csv or parquet",
         "cli.score.nothing_to_resume": "--resume: {path} holds no run to continue; starting",
@@ -110,6 +111,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
             "--resume sigue una ejecución a --out FICHERO o --out CARPETA"
         ),
         "cli.score.cannot_resume": "no se puede seguir: {reason}",
+        "cli.score.remote_out": "una URL en --out es un fichero, escrito de nuevo (sin --resume)",
         "cli.score.parquet_gzip": "un fichero Parquet va comprimido por dentro: --out sin .gz",
         "cli.score.table_needs_a_table": "--table seats es para --format csv o parquet",
         "cli.score.nothing_to_resume": "--resume: {path} no guarda nada que seguir; se empieza",
