@@ -314,17 +314,17 @@ def _stopping() -> Iterator[None]:
 
 
 def _run(dask: str | None, jobs: int, job: Job) -> Outcome:
-    from arbiter.archive.cluster import DaskUnavailable, connect, run_dask
+    from arbiter.archive.cluster import DaskUnavailable, connect, failure, from_dask, run_dask
     from arbiter.archive.runner import run_here, run_processes
 
     if dask is not None:
-        with connect(dask, jobs) as client:
-            try:
+        try:
+            with connect(dask, jobs) as client:
                 return run_dask(client, job)
-            except (OSError, DaskUnavailable):  # ours: the output, or already said
-                raise
-            except Exception as err:  # a worker lost, the scheduler gone...: Dask's own words
-                raise DaskUnavailable(f"the run on Dask failed: {err!r}") from None
+        except Exception as err:  # a cluster that goes away as the client leaves it...
+            if isinstance(err, DaskUnavailable) or not from_dask(err):
+                raise  # already said, or ours (the output)
+            raise DaskUnavailable(failure(err, dask)) from None
     if jobs == 1:
         return run_here(job)
     return run_processes(job, jobs)
