@@ -85,8 +85,10 @@ SEATS: Final = (
 _NEVER_NULL: Final = ("id", "source", "line")
 #: The per-deal table's column names.
 COLUMNS: Final = tuple(column.name for column in DEALS)
+#: Bytes of NDJSON lines gathered before they are written.
+NDJSON_BYTES: Final = 1 << 20
 #: Rows buffered before a Parquet row group is written.
-PARQUET_ROWS: Final = 65_536
+PARQUET_ROWS: Final = 65536
 
 #: A row without its id, source, file and line.
 Row = tuple[Any, ...]
@@ -194,19 +196,35 @@ class Writer(Protocol):
 
 
 class NdjsonWriter:
+    """Lines gathered and handed to the file :data:`NDJSON_BYTES` at a time (one write of a
+    megabyte costs what one of a line does)."""
+
     def __init__(self, stream: IO[bytes], owned: bool = True) -> None:
         self._stream = stream
         self._owned = owned
+        self._lines: list[bytes] = []
+        self._size = 0
 
     def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
         assert isinstance(data, bytes)
-        self._stream.write(stamp(given_id, source, data))
+        line = stamp(given_id, source, data)
+        self._lines.append(line)
+        self._size += len(line)
+        if self._size >= NDJSON_BYTES:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        if self._lines:
+            self._stream.write(b"".join(self._lines))
+            self._lines, self._size = [], 0
 
     def flush(self) -> int | None:
+        self._hand_over()
         self._stream.flush()
         return self._stream.tell() if self._owned else None
 
     def close(self) -> None:
+        self._hand_over()
         if self._owned:
             self._stream.close()
         else:

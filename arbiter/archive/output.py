@@ -302,14 +302,25 @@ class Ledger:
             entry.done = True  # an empty file has no piece, and nothing to write
         parts = sorted({entry.part for entry in self.entries if entry.part is not None})
         file = self.target.kind == "file"  # one file, even of no line
+        whole = self._whole_part() if file else None
         for entry in self.entries:  # a Parquet part is complete only now
             if entry.part is not None and entry.part_sha256 is None and not file:
                 part = self.target.partial(entry.part)
                 entry.part_bytes, entry.part_sha256 = part.stat().st_size, checksum(part)
-        whole = checksum(self.target.unfinished) if file else None
+        if file and whole is None:
+            whole = checksum(self.target.unfinished)
         self.target.commit(parts)
         self.target.publish(self._document(finished=True, sha256=whole))
         self.target.clean()
+
+    def _whole_part(self) -> str | None:
+        """The checksum of the output file when one input's lines fill it (none to compute
+        again)."""
+        size = self.target.unfinished.stat().st_size
+        for entry in self.entries:
+            if entry.part_start == 0 and entry.part_bytes == size and entry.part_sha256:
+                return entry.part_sha256
+        return None
 
     def stop(self, reason: str) -> None:
         """The run stopped: the part being written cut back to its last whole piece (no line
