@@ -224,3 +224,18 @@ def test_a_full_disk_is_one_sentence_and_leaves_whole_lines_under_a_partial_name
         assert all(len(row) == len(COLUMNS) for row in rows)
     manifest = _manifest(out.with_name(out.name + ".partial.manifest.json"))
     assert manifest["finished"] is False and "File too large" in manifest["stopped"]
+
+
+def test_sigint_stops_the_run_as_sigterm_does(big: Path, tmp_path: Path) -> None:
+    out = tmp_path / "scores.csv"
+    process, workers = _started(out, "score", big, "--format", "csv")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 128 + signal.SIGINT
+    said = err.decode().splitlines()
+    assert len(said) == 1 and said[0].startswith("arbiter: stopped by SIGINT: "), said
+    _all_end(workers)
+    left = _manifest(out.with_name(out.name + ".partial.manifest.json"))
+    assert (left["finished"], left["stopped"]) == (False, "SIGINT")
+    rows = list(csv.reader(_partial(out).read_text().splitlines()))
+    assert len(rows) > 1 and all(len(row) == len(COLUMNS) for row in rows)
