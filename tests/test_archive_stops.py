@@ -239,3 +239,42 @@ def test_sigint_stops_the_run_as_sigterm_does(big: Path, tmp_path: Path) -> None
     assert (left["finished"], left["stopped"]) == (False, "SIGINT")
     rows = list(csv.reader(_partial(out).read_text().splitlines()))
     assert len(rows) > 1 and all(len(row) == len(COLUMNS) for row in rows)
+
+
+def test_resume_keeps_the_parts_finished_after_checking_them(big: Path, tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    data = big.read_bytes()
+    (inputs / "a.ndjson").write_bytes(data[: data.index(b"\n", 100_000) + 1])  # one piece
+    (inputs / "b.ndjson").write_bytes(data)
+    out = tmp_path / "parts"
+    process = start_cli("score", inputs, "--out", f"{out}/", "--jobs", "1", "--quiet")
+    manifest = out / ".partial" / "_manifest.json"
+
+    def second_begun() -> bool:
+        try:
+            first, second = _manifest(manifest)["inputs"]
+        except (OSError, ValueError):
+            return False
+        return bool(first["done"] and second["lines"] > 0)
+
+    wait_for(second_begun, "the second input under way")
+    process.kill()
+    process.wait()
+    kept = out / ".partial" / "a.scores.ndjson"
+    first = _manifest(manifest)["inputs"][0]
+    assert first["part_sha256"] == _sha(kept.read_bytes())
+
+    tampered = kept.read_bytes()
+    kept.write_bytes(tampered.replace(b'"status":"complete"', b'"status":"invalid"', 1))
+    refused = run_cli("score", inputs, "--out", f"{out}/", "--resume", "--quiet")
+    assert refused.status == 2
+    assert refused.err == (f"arbiter: cannot resume: {kept} is not what its manifest says: "
+                           "run again without --resume\n")  # fmt: skip
+    kept.write_bytes(tampered)
+    done = run_cli("score", inputs, "--out", f"{out}/", "--resume", "--quiet")
+    assert done.status == 1, done.err
+    again = tmp_path / "again"
+    assert run_cli("score", inputs, "--out", f"{again}/", "--jobs", "1", "--quiet").status == 1
+    for name in ("a.scores.ndjson", "b.scores.ndjson"):
+        assert (out / name).read_bytes() == (again / name).read_bytes()
