@@ -285,27 +285,27 @@ class ParquetWriter:
         self._pa = _arrow()
         self._schema = schema(table)
         self._writer: pyarrow.parquet.ParquetWriter = pq.ParquetWriter(str(path), self._schema)
-        self._columns: list[list[Any]] = [[] for _ in self._schema.names]
+        self._rows: list[Row] = []
 
     def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
         assert isinstance(data, list)
         ident = source if given_id is None else given_id
         file, line = where(source)
         head = (ident, str(source), file, line)
-        for row in data:
-            for column, value in zip(self._columns, (*head, *row), strict=True):
-                column.append(list(value) if isinstance(value, tuple) else value)
-        if len(self._columns[0]) >= PARQUET_ROWS:
+        self._rows += [(*head, *row) for row in data]
+        if len(self._rows) >= PARQUET_ROWS:
             self._flush()
 
     def _flush(self) -> None:
-        if self._columns[0]:
+        """The rows turned into columns (one ``zip``, in C) and written as a row group."""
+        if self._rows:
+            columns = zip(*self._rows, strict=True)
             arrays = [
                 self._pa.array(values, type=kind)
-                for values, kind in zip(self._columns, self._schema.types, strict=True)
+                for values, kind in zip(columns, self._schema.types, strict=True)
             ]
             self._writer.write_table(self._pa.Table.from_arrays(arrays, schema=self._schema))
-            self._columns = [[] for _ in self._schema.names]
+            self._rows = []
 
     def flush(self) -> int | None:
         return None  # a Parquet file is readable only once its footer is written
