@@ -10,8 +10,12 @@ One line format for the command (``arbiter score``), the library (:func:`score_l
   read in (byte ranges of large NDJSON files, whole files, lines);
 - :mod:`~arbiter.archive.runner`: pieces scored here, in processes (``--jobs``) or on Dask
   (:mod:`~arbiter.archive.cluster`), written in order;
-- :mod:`~arbiter.archive.formats`: NDJSON, CSV and Parquet; :mod:`~arbiter.archive.summary`:
-  the figures of a run; :mod:`~arbiter.archive.batch`: the HTTP batch without HTTP.
+- :mod:`~arbiter.archive.formats`: NDJSON, CSV and Parquet (tables of deals or of seats);
+  :mod:`~arbiter.archive.summary`: the figures of a run; :mod:`~arbiter.archive.batch`: the
+  HTTP batch without HTTP;
+- :mod:`~arbiter.archive.output`: outputs written under partial names, renamed when complete,
+  with a manifest beside, and the runs that continue them (``--resume``);
+  :mod:`~arbiter.archive.remote`: inputs and outputs at URLs, through fsspec.
 
 The command ``arbiter score`` is :mod:`arbiter.commands.score`. Importing this package imports
 none of its modules (they import the service): it defines only the choices a run is made
