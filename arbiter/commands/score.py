@@ -228,6 +228,7 @@ def _scored(
         with _progress(console, inputs, lang, bar, show=show), _stopping():
             job = Job(inputs, config, fmt, output.sink, bar, output.resume, output.earlier, table)
             outcome = _run(args.dask, workers, job)
+            _hold_signals()  # the output is being completed: no signal leaves it half done
             output.sink.close()
             if output.ledger is not None:
                 output.ledger.finish()
@@ -236,7 +237,8 @@ def _scored(
         return ExitStatus.OK
     except Stopped as stop:
         said = _stop(args, output, bar, str(stop), time.perf_counter() - started)
-        say(words(lang, "score.stopped", signal=stop, games=bar.figures.games, where=said))
+        games = f"{bar.figures.games:,}"
+        say(words(lang, "score.stopped", signal=stop, games=games, where=said))
         return 128 + stop.number
     except (OSError, DaskUnavailable, BrokenProcessPool) as err:
         message = _failure(err, args.out, lang)
@@ -249,8 +251,8 @@ def _scored(
 
 def _failure(err: BaseException, out: str | None, lang: Lang) -> str:
     """What stopped a run, in one sentence."""
-    if isinstance(err, OSError):  # the output: a full disk...
-        return _output_trouble(err, out, lang)
+    if isinstance(err, OSError):  # the output (or its manifest): a full disk...
+        return _output_trouble(err, out, lang, final=True)
     from arbiter.archive.cluster import DaskUnavailable
 
     if isinstance(err, DaskUnavailable):  # the scheduler
@@ -301,8 +303,7 @@ def _stopping() -> Iterator[None]:
     ignored, so that what is done gets written)."""
 
     def stop(number: int, _: FrameType | None) -> None:
-        for name in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(name, signal.SIG_IGN)
+        _hold_signals()
         raise Stopped(number)
 
     before = {name: signal.signal(name, stop) for name in (signal.SIGTERM, signal.SIGINT)}
@@ -311,6 +312,12 @@ def _stopping() -> Iterator[None]:
     finally:
         for name, handler in before.items():
             signal.signal(name, handler)
+
+
+def _hold_signals() -> None:
+    """SIGTERM and SIGINT ignored until :func:`_stopping` ends."""
+    for name in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(name, signal.SIG_IGN)
 
 
 def _run(dask: str | None, jobs: int, job: Job) -> Outcome:
