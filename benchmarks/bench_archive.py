@@ -325,14 +325,23 @@ def before_after(work: Path, games: int, distinct: int, rounds: int, before: str
     for name in sides:
         seconds = statistics.median(measured.values(name, rate))
         rss = statistics.median(measured.values(name, _key("max_process_rss_mb")))
-        out["modes"][name] = {"games_per_s": games / seconds, "max_process_rss_mb": rss}
+        cpu = statistics.median(measured.values(name, _key("cpu_seconds")))
+        out["modes"][name] = {
+            "games_per_s": games / seconds,
+            "games_per_cpu_s": games / cpu,  # what a core gives, however loaded the machine
+            "max_process_rss_mb": rss,
+        }
 
     def per_second(r: Round) -> float:
         return games / float(r["seconds"])
 
+    def per_cpu_second(r: Round) -> float:
+        return games / float(r["cpu_seconds"])
+
     out["ratios"] = {
-        fmt: measured.ratio(f"after {fmt}", f"before {fmt}", per_second).to_dict()
+        f"{fmt} {what}": measured.ratio(f"after {fmt}", f"before {fmt}", value).to_dict()
         for fmt in ("ndjson", "parquet")
+        for what, value in (("wall", per_second), ("cpu", per_cpu_second))
     }
     return out
 
