@@ -454,6 +454,9 @@ def _summary_of(lines: list[dict[str, Any]], rulesets: dict[str, str]) -> dict[s
             "total": sum(obligations.values()),
             "by_obligation": dict(obligations),
             "by_ruleset": {k: dict(v) for k, v in by_ruleset.items()},
+            "per_game_by_ruleset": {
+                k: round(sum(v.values()) / games_by_ruleset[k], 4) for k, v in by_ruleset.items()
+            },
         },
         "illegal": dict(illegal),
         "errors": dict(errors),

@@ -128,6 +128,12 @@ class Summary:
                 "total": sum(self.renuncios.values()),
                 "by_obligation": _sorted(by_obligation),
                 "by_ruleset": by_ruleset,
+                # renuncios per game of each ruleset: rulesets of different sizes compared
+                "per_game_by_ruleset": {
+                    ruleset: round(sum(counts.values()) / self.rulesets[ruleset], 4)
+                    for ruleset, counts in by_ruleset.items()
+                    if self.rulesets[ruleset]
+                },
             },
             "illegal": _sorted(self.illegal),
             "errors": _sorted(self.errors),

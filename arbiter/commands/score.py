@@ -637,6 +637,7 @@ def table(figures: dict[str, Any], seconds: float, lang: Lang) -> RichTable:
     out.add_row("", said("score.rate"), f"{rate:,.0f}")
     out.add_row("", said("summary.breaches"), f"{figures['games_with_breach']:,}")
     _rows(out, said("summary.statuses"), figures["games_by_status"])
+    _rows(out, said("summary.rulesets"), figures["games_by_ruleset"])
     out.add_section()
     out.add_row(said("summary.deals"), "", f"{figures['deals']:,}")
     _rows(out, said("summary.outcomes"), figures["outcomes"])
