@@ -30,6 +30,8 @@ from arbiter.archive.records import ScoringConfig
 from arbiter.archive.runner import Job, PieceResult, Sink, run_here
 from tests.api_support import NDJSON, make_client
 from tests.archive_support import (
+    alive,
+    children,
     game_lines,
     lines_of,
     manifest_lines,
@@ -233,3 +235,17 @@ def test_a_scheduler_lost_is_one_sentence(tmp_path: Path) -> None:
 def _start(bin_dir: Path, args: list[str], log: Any) -> subprocess.Popen[bytes]:
     command = [str(bin_dir / args[0]), *args[1:]]
     return subprocess.Popen(command, stdout=log, stderr=log, cwd="/tmp")
+
+
+def test_kill_9_of_a_run_on_a_local_cluster_leaves_no_process(tmp_path: Path) -> None:
+    """The LocalCluster's worker processes and the resource tracker end with the command."""
+    big = one_deal_archive(tmp_path / "games.ndjson", 30_000)
+    out = tmp_path / "scores.ndjson"
+    run = start_cli("score", big, "--dask", "local", "--jobs", "2", "--out", out, "--quiet")
+    partial_manifest = tmp_path / "scores.ndjson.partial.manifest.json"
+    wait_for(lambda: manifest_lines(partial_manifest) > 0, "a checkpoint")
+    left = wait_for(lambda: len(children(run.pid)) >= 3 and children(run.pid), "the workers")
+    run.kill()
+    run.communicate(timeout=60)
+    wait_for(lambda: not any(alive(pid) for pid in left), f"{left} to end", 120)
+    assert not out.exists() and (tmp_path / "scores.ndjson.partial").exists()
