@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import platform
@@ -129,8 +130,8 @@ class Measured:
     """``arbiter score ARGS --quiet`` started in a process of its own (:data:`_MEASURED`),
     its tree's RSS sampled every 50 ms until :meth:`finish`."""
 
-    def __init__(self, args: Sequence[str | Path]) -> None:
-        command = [sys.executable, "-m", "arbiter.cli", "score", *map(str, args), "--quiet"]
+    def __init__(self, args: Sequence[str | Path], python: str = sys.executable) -> None:
+        command = [python, "-m", "arbiter.cli", "score", *map(str, args), "--quiet"]
         self.began = time.perf_counter()
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _MEASURED, *command], stdout=subprocess.PIPE, text=True
@@ -153,7 +154,7 @@ class Measured:
         self._done.set()
         self._sampler.join()
         use = json.loads(out)
-        if use["status"] not in (0, 1):
+        if use["status"] not in (0, 1, 3):  # 3: bad lines (none here, but a tree may say so)
             raise RuntimeError(f"arbiter score exited {use['status']}: {use['err']}")
         return {
             "seconds": seconds,
@@ -163,8 +164,8 @@ class Measured:
         }
 
 
-def run(args: Sequence[str | Path]) -> dict[str, float]:
-    return Measured(args).finish()
+def run(args: Sequence[str | Path], python: str = sys.executable) -> dict[str, float]:
+    return Measured(args, python).finish()
 
 
 def run_pair(first: Sequence[str | Path], second: Sequence[str | Path]) -> dict[str, float]:
@@ -304,6 +305,47 @@ def speed(
     return out
 
 
+def before_after(work: Path, games: int, distinct: int, rounds: int, before: str) -> Any:
+    """``--before PYTHON``: ``--jobs 1`` of this tree against the tree of ``PYTHON`` (the
+    interpreter of another checkout's venv, main's for instance), to NDJSON and to Parquet, on
+    one-deal games of both rulesets, in interleaved rounds: games/s (wall, the process's start
+    included), peak RSS, and the ratio after/before as the median of the per-round ratios."""
+    logs = [g for r in RULESETS for g in distinct_games(r, distinct // 2, seed=20240601)]
+    random.Random(7).shuffle(logs)
+    big = write_archive(work / "before-after.ndjson", logs, games, "ab")
+    sides: dict[str, Callable[[], Any]] = {}
+    for fmt in ("ndjson", "parquet"):
+        for name, python in (("before", before), ("after", sys.executable)):
+            target = work / f"{name}.{fmt}"
+            flags = [big, "--jobs", "1", "--format", fmt, "--out", target]
+            sides[f"{name} {fmt}"] = functools.partial(run, flags, python)
+    measured = harness.interleave(sides, rounds, warmup=0)
+    rate = _key("seconds")
+    out: dict[str, Any] = {"games": games, "modes": {}}
+    for name in sides:
+        seconds = statistics.median(measured.values(name, rate))
+        rss = statistics.median(measured.values(name, _key("max_process_rss_mb")))
+        cpu = statistics.median(measured.values(name, _key("cpu_seconds")))
+        out["modes"][name] = {
+            "games_per_s": games / seconds,
+            "games_per_cpu_s": games / cpu,  # what a core gives, however loaded the machine
+            "max_process_rss_mb": rss,
+        }
+
+    def per_second(r: Round) -> float:
+        return games / float(r["seconds"])
+
+    def per_cpu_second(r: Round) -> float:
+        return games / float(r["cpu_seconds"])
+
+    out["ratios"] = {
+        f"{fmt} {what}": measured.ratio(f"after {fmt}", f"before {fmt}", value).to_dict()
+        for fmt in ("ndjson", "parquet")
+        for what, value in (("wall", per_second), ("cpu", per_cpu_second))
+    }
+    return out
+
+
 def _key(name: str) -> Callable[[Round], float]:
     return lambda r: float(r[name])
 
@@ -437,8 +479,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-http", action="store_true")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--before",
+        metavar="PYTHON",
+        help="only --jobs 1 of this tree against the tree of PYTHON (another checkout's venv)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.rss_games.split(",") if s]
+    if args.before:
+        with _folder(args.workdir) as work:
+            compared = before_after(work, args.games, args.distinct, args.rounds, args.before)
+        print(json.dumps(compared, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(compared, indent=2))
+        return 0
     with _folder(args.workdir) as work:
         figures: dict[str, Any] = {
             "machine": {

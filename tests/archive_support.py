@@ -7,7 +7,8 @@
 - :func:`mixed_lines`: games with the bad lines and blank lines among them.
 - :func:`write_archive`: a folder of several kinds of input (plain NDJSON, ``.gz``, ``.json``
   logs in a subfolder).
-- :func:`run_cli`: ``arbiter`` as a process (its status, standard output and error).
+- :func:`run_cli`: ``arbiter`` as a process (its status, standard output and error);
+  :func:`start_cli`, :func:`wait_for`, :func:`children`: one to stop while it runs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import gzip
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -125,3 +127,75 @@ def run_cli(*args: str | Path, stdin: bytes | None = None, timeout: float = 180)
 
 def lines_of(data: bytes) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in data.splitlines()]
+
+
+# --- runs that stop: real processes, watched --------------------------------------------------
+
+
+def one_deal_archive(path: Path, games: int, seed: int = 5) -> Path:
+    """``games`` one-deal games (40 distinct ones, repeated: cheap to make in any number), as
+    NDJSON, with a few renuncios; large enough that a run takes several pieces."""
+    rng = random.Random(seed)
+    distinct = [
+        orjson.dumps(random_log(("tute-2p", "tute-4p")[n % 2], rng, deals=1, renuncio_rate=0.05))
+        for n in range(40)
+    ]
+    with path.open("wb") as f:
+        for n in range(games):
+            f.write(distinct[n % len(distinct)] + b"\n")
+    return path
+
+
+def start_cli(*args: str | Path, **popen: Any) -> subprocess.Popen[bytes]:
+    """``arbiter ARGS`` started (standard output and error to pipes, unless given)."""
+    popen.setdefault("stdout", subprocess.PIPE)
+    popen.setdefault("stderr", subprocess.PIPE)
+    return subprocess.Popen([sys.executable, "-m", "arbiter.cli", *map(str, args)], **popen)
+
+
+def wait_for(check: Any, what: str, timeout: float = 120) -> Any:
+    """Poll ``check()`` until it gives something true (a deadline, not a sleep that times a
+    step: the machine may be slow); its value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"waited {timeout} s for {what}")
+
+
+def manifest_lines(path: Path) -> int:
+    """Lines a partial manifest records as written (0: none yet, or not there)."""
+    try:
+        document = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return 0
+    return sum(entry["lines"] for entry in document["inputs"])
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux: /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        ppid = next(
+            (line.split()[1] for line in status.splitlines() if line.startswith("PPid:")), None
+        )
+        if ppid == str(pid):
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """A process that has not ended (a zombie has)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status

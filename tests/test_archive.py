@@ -15,6 +15,7 @@ import io
 import os
 import pty
 import random
+import re
 import select
 import subprocess
 import sys
@@ -284,7 +285,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_cli_writes_the_library_lines(archive: Path, tmp_path: Path) -> None:
     out = tmp_path / "scores.ndjson"
     done = run_cli("score", archive, "--jobs", "1", "--out", out)
-    assert done.status == 1, done.err  # renuncios and bad lines
+    assert done.status == 3, done.err  # bad lines come before renuncios
     assert "Traceback" not in done.err and done.err.count("arbiter:") == 0
     assert lines_of(out.read_bytes()) == list(arbiter.score_file(archive))
 
@@ -294,7 +295,7 @@ def test_jobs_2_writes_exactly_what_jobs_1_writes(archive: Path, tmp_path: Path)
     outputs = {}
     for jobs in ("1", "2"):
         done = run_cli("score", archive, archive / "a.ndjson", "--jobs", jobs, "--quiet")
-        assert done.status == 1, done.err
+        assert done.status == 3, done.err
         outputs[jobs] = done.out
     assert outputs["1"] == outputs["2"]
     assert outputs["1"].count(b"\n") > 500
@@ -317,12 +318,21 @@ def test_exit_0_when_every_line_is_clean(tmp_path: Path) -> None:
     assert done.out.count(b"\n") == 20 and done.err == ""
 
 
+def _breach(line: bytes) -> bool:
+    scores = arbiter.Referee().score(orjson.loads(line)).scores_dict("en")
+    return any(deal["violations"] for deal in scores["deals"])
+
+
 @pytest.mark.slow
-def test_exit_1_for_a_bad_line_alone(tmp_path: Path) -> None:
-    path = tmp_path / "bad.ndjson"
-    path.write_bytes(ndjson([*game_lines(3, seed=9, renuncio_rate=0.0), b"[]"]))
-    done = run_cli("score", path)
-    assert done.status == 1 and done.out.count(b"\n") == 4
+def test_the_exit_status_tells_findings_from_bad_lines(tmp_path: Path) -> None:
+    clean = game_lines(3, seed=9, renuncio_rate=0.0)
+    renuncio = next(line for line in game_lines(40, seed=9, renuncio_rate=1.0) if _breach(line))
+    cases = [(clean, 0), ([*clean, renuncio], 1), ([*clean, b"[]"], 3), ([renuncio, b"[]"], 3)]
+    for lines, status in cases:
+        path = tmp_path / "games.ndjson"
+        path.write_bytes(ndjson(lines))
+        done = run_cli("score", path)
+        assert (done.status, done.out.count(b"\n")) == (status, len(lines)), lines
 
 
 @pytest.mark.slow
@@ -357,18 +367,23 @@ def test_exit_2_for_bad_arguments(tmp_path: Path, args: list[str], message: str)
 
 
 @pytest.mark.slow
-def test_exit_2_for_unreadable_inputs_and_the_others_are_scored(tmp_path: Path) -> None:
+def test_exit_3_for_unreadable_inputs_and_the_others_are_scored(tmp_path: Path) -> None:
     good = tmp_path / "good.ndjson"
     good.write_bytes(ndjson(game_lines(5, seed=2, renuncio_rate=0.0)))
     not_gzip = tmp_path / "not.ndjson.gz"
     not_gzip.write_bytes(b"plain text, not gzip\n")
     cut = tmp_path / "cut.ndjson.gz"
     cut.write_bytes(gzip.compress(ndjson(game_lines(30, seed=3)))[:-100])
+    figures = tmp_path / "summary.json"
     for jobs in ("1", "2"):
-        done = run_cli("score", not_gzip, cut, good, "--jobs", jobs)
-        assert done.status == 2, done.err
+        done = run_cli("score", not_gzip, cut, good, "--jobs", jobs, "--summary-json", figures)
+        assert done.status == 3, done.err
         assert f"{not_gzip}: not gzip data" in done.err
         assert f"{cut}: the gzip data is cut short" in done.err
+        assert orjson.loads(figures.read_bytes())["problems"] == [
+            f"{not_gzip}: not gzip data",
+            f"{cut}: the gzip data is cut short",
+        ]
         assert "Traceback" not in done.err
         sources = [line["source"] for line in lines_of(done.out)]
         assert sources[-5:] == [f"{good}:{n}" for n in range(1, 6)]
@@ -408,6 +423,7 @@ def _summary_of(lines: list[dict[str, Any]], rulesets: dict[str, str]) -> dict[s
     by_ruleset: dict[str, Counter[str]] = {}
     illegal: Counter[str] = Counter()
     errors: Counter[str] = Counter()
+    games_by_ruleset: Counter[str] = Counter()
     deals = breaches = 0
     for line in lines:
         if "error" in line:
@@ -415,6 +431,7 @@ def _summary_of(lines: list[dict[str, Any]], rulesets: dict[str, str]) -> dict[s
             errors[line["error"]["title"]] += 1
             continue
         statuses[line["status"]] += 1
+        games_by_ruleset[rulesets[line["source"]]] += 1
         deals += len(line["deals"])
         found = 0
         for deal in line["deals"]:
@@ -431,11 +448,15 @@ def _summary_of(lines: list[dict[str, Any]], rulesets: dict[str, str]) -> dict[s
         "games_with_breach": breaches,
         "deals": deals,
         "games_by_status": dict(statuses),
+        "games_by_ruleset": dict(games_by_ruleset),
         "outcomes": dict(outcomes),
         "renuncios": {
             "total": sum(obligations.values()),
             "by_obligation": dict(obligations),
             "by_ruleset": {k: dict(v) for k, v in by_ruleset.items()},
+            "per_game_by_ruleset": {
+                k: round(sum(v.values()) / games_by_ruleset[k], 4) for k, v in by_ruleset.items()
+            },
         },
         "illegal": dict(illegal),
         "errors": dict(errors),
@@ -452,6 +473,12 @@ def test_summary_json_has_the_figures_of_the_lines(archive: Path, tmp_path: Path
     figures = orjson.loads(figures_file.read_bytes())
     assert figures.pop("seconds") >= 0
     assert figures.pop("skipped") == []  # nothing the arguments stand for went unread
+    assert figures.pop("games_per_second") >= 0 and figures.pop("continued") == 0
+    assert (figures.pop("finished"), figures.pop("stopped"), figures.pop("problems")) == (
+        True,
+        None,
+        [],
+    )
     assert figures == _summary_of(lines, rulesets)
     assert figures["renuncios"]["total"] > 0 and figures["errors"]
     for text in ("games by status", "outcome reasons", "by obligation", "tute-4p", "errors"):
@@ -506,7 +533,7 @@ def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
 @pytest.mark.slow
 def test_a_progress_bar_on_a_terminal(archive: Path) -> None:
     status, shown = _stderr_on_a_terminal(["score", str(archive), "--jobs", "1"])
-    assert status == 1
+    assert status == 3
     assert "games/s" in shown and "errors" in shown and "100%" in shown, shown[-2000:]
     status, shown = _stderr_on_a_terminal(["score", str(archive), "--quiet"])
     assert "games/s" not in shown
@@ -518,16 +545,32 @@ def test_no_progress_bar_when_standard_error_is_not_a_terminal(archive: Path) ->
     assert "games/s" not in done.err and done.err == ""
 
 
+@pytest.mark.slow
+def test_progress_lines_when_standard_error_is_not_a_terminal(archive: Path) -> None:
+    # a line after every piece (the least interval), each counting more games
+    done = run_cli("score", archive / "a.ndjson", "--jobs", "1", "--progress", "1e-9")
+    said = done.err.splitlines()
+    pattern = r"arbiter: ([\d,]+) games, [\d,]+ games/s, ([\d,]+) errors \((\d+) %\)"
+    found = [re.fullmatch(pattern, line) for line in said]
+    assert len(said) >= 2 and all(found), said
+    games = [int(m.group(1).replace(",", "")) for m in found if m]
+    assert games == sorted(games) and games[-1] == len(lines_of(done.out))
+    assert [m.group(3) for m in found if m][-1] == "100"
+    assert run_cli("score", archive / "a.ndjson", "--progress", "0").status == 2
+
+
 # --- tables ------------------------------------------------------------------------------
 
 
 def _rows_of(line: dict[str, Any], rulesets: dict[str, str]) -> list[list[str]]:
     """The CSV rows of one line, computed here."""
     ident, source = line["id"], line["source"]
+    file, number = source.rsplit(":", 1)
+    where = [ident, source, file, number]
     nothing = [""] * MAX_SEATS
     if "error" in line:
         text = f"{line['error']['title']}: {line['error']['errors'][0]['message']}"[:300]
-        return [[ident, source, "error", "", "", *nothing, "", "", "", "", text]]
+        return [[*where, "error", "", "", "", *nothing, "", "", "", "", text]]
     rows = []
     illegal = line["illegal"]
     for index, deal in enumerate(line["deals"]):
@@ -535,13 +578,13 @@ def _rows_of(line: dict[str, Any], rulesets: dict[str, str]) -> list[list[str]]:
         outcome = deal["outcome"]
         rows.append(
             [
-                ident,
-                source,
+                *where,
                 line["status"],
                 rulesets[source],
+                str(len(line["match"]["standings"])),
                 str(index),
                 *(totals.get(seat, "") for seat in range(MAX_SEATS)),
-                " ".join(map(str, outcome["winners"])) if outcome else "",
+                orjson.dumps(outcome["winners"]).decode() if outcome else "",
                 outcome["reason"] if outcome else "",
                 str(len(deal["violations"])),
                 illegal["code"] if illegal and illegal["deal"] == index else "",
@@ -555,7 +598,7 @@ def _rows_of(line: dict[str, Any], rulesets: dict[str, str]) -> list[list[str]]:
 def test_csv_has_one_row_per_deal(archive: Path, tmp_path: Path) -> None:
     path = archive / "a.ndjson"
     csv_file = tmp_path / "scores.csv"
-    assert run_cli("score", path, "--format", "csv", "--out", csv_file).status == 1
+    assert run_cli("score", path, "--format", "csv", "--out", csv_file).status == 3
     rulesets = rulesets_of(path)
     with csv_file.open(newline="", encoding="utf-8") as f:
         table = list(csv.reader(f))
@@ -569,7 +612,7 @@ def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
     import pyarrow.parquet as pq  # the archive extra, installed with the test extras
     csv_file, parquet_file = tmp_path / "s.csv", tmp_path / "s.parquet"
     for fmt, out in (("csv", csv_file), ("parquet", parquet_file)):
-        assert run_cli("score", archive, "--format", fmt, "--out", out, "--jobs", "2").status == 1
+        assert run_cli("score", archive, "--format", fmt, "--out", out, "--jobs", "2").status == 3
     with csv_file.open(newline="", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     parquet = pq.read_table(parquet_file).to_pylist()
@@ -577,7 +620,7 @@ def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
 
     def cell(value: Any) -> str:
         if isinstance(value, list):
-            return " ".join(map(str, value))
+            return orjson.dumps(value).decode()
         return "" if value is None else str(value)
 
     assert [{k: cell(v) for k, v in row.items()} for row in parquet] == table
@@ -587,10 +630,10 @@ def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
 def test_out_dir_writes_one_part_per_input(archive: Path, tmp_path: Path) -> None:
     parts = tmp_path / "parts"
     done = run_cli("score", archive, "--out", f"{parts}/", "--jobs", "2")
-    assert done.status == 1, done.err
+    assert done.status == 3, done.err
     written = sorted(p.relative_to(parts).as_posix() for p in parts.rglob("*") if p.is_file())
     logs = [f"logs/{n:02}.scores.ndjson" for n in (0, 1, 2, 3, 99)]
-    assert written == sorted(["a.scores.ndjson", "b.scores.ndjson", *logs])
+    assert written == sorted(["_manifest.json", "a.scores.ndjson", "b.scores.ndjson", *logs])
     whole = list(arbiter.score_file(archive))
     joined = []
     for name in ["a.scores.ndjson", "b.scores.ndjson", *logs]:

@@ -9,6 +9,7 @@ size of the archive (a few thousand games) and by the timeouts of :func:`run_cli
 
 from __future__ import annotations
 
+import gzip
 import io
 import subprocess
 import sys
@@ -28,7 +29,19 @@ from arbiter.archive.inputs import expand
 from arbiter.archive.records import ScoringConfig
 from arbiter.archive.runner import Job, PieceResult, Sink, run_here
 from tests.api_support import NDJSON, make_client
-from tests.archive_support import lines_of, ndjson, run_cli, write_archive
+from tests.archive_support import (
+    alive,
+    children,
+    game_lines,
+    lines_of,
+    manifest_lines,
+    ndjson,
+    one_deal_archive,
+    run_cli,
+    start_cli,
+    wait_for,
+    write_archive,
+)
 from tests.gunicorn_support import free_port
 
 # Dask LocalClusters of worker processes: not in the quick loop.
@@ -74,12 +87,28 @@ def test_a_local_cluster_writes_what_one_process_writes(
         assert _scored("dask", archive, fmt, client, block) == _scored("here", archive, fmt)
 
 
+def test_a_gz_file_spreads_over_the_workers_in_pieces(client: Any, tmp_path: Path) -> None:
+    """A ``.gz`` file is read here and sent in pieces: many tasks, none holding it whole."""
+    path = tmp_path / "games.ndjson.gz"
+    path.write_bytes(gzip.compress(ndjson(game_lines(300, seed=8))))
+    inputs = expand([str(path)]).inputs
+    out = io.BytesIO()
+    done: list[PieceResult] = []
+    job = Job(inputs, ScoringConfig(), Format.NDJSON, Sink(inputs, writer=open_writer(
+        Format.NDJSON, None, out)), done.append)  # fmt: skip
+    run_dask(client, job, block=20_000)
+    job.sink.close()
+    assert len(done) > 10 and all(result.lines < 300 for result in done)
+    assert sum(result.lines for result in done) == 300
+    assert out.getvalue() == run_cli("score", path, "--jobs", "1").out
+
+
 def test_the_four_ways_in_give_the_same_lines(archive: Path, tmp_path: Path) -> None:
     command = run_cli("score", archive, "--jobs", "1", "--out", tmp_path / "cli.ndjson")
     on_dask = run_cli(
         "score", archive, "--dask", "local", "--jobs", "2", "--out", tmp_path / "dask.ndjson"
     )
-    assert command.status == on_dask.status == 1, (command.err, on_dask.err)
+    assert command.status == on_dask.status == 3, (command.err, on_dask.err)  # bad lines
     assert "Traceback" not in command.err + on_dask.err
     cli_bytes = (tmp_path / "cli.ndjson").read_bytes()
     assert (tmp_path / "dask.ndjson").read_bytes() == cli_bytes  # Dask = the command
@@ -154,7 +183,7 @@ def test_the_manifests_commands_make_a_cluster_the_command_scores_on(
                 processes.append(_start(bin_dir, args, log))
             out = tmp_path / "scores.ndjson"
             done = run_cli("score", archive, "--dask", f"tcp://127.0.0.1:{port}", "--out", out)
-            assert done.status == 1, done.err + logs.read_text(errors="replace")[-3000:]
+            assert done.status == 3, done.err + logs.read_text(errors="replace")[-3000:]
             reference = run_cli("score", archive, "--jobs", "1")
             assert out.read_bytes() == reference.out
         finally:
@@ -168,6 +197,55 @@ def test_the_manifests_commands_make_a_cluster_the_command_scores_on(
                     process.wait(timeout=10)
 
 
+def test_a_scheduler_lost_is_one_sentence(tmp_path: Path) -> None:
+    """``dask scheduler`` killed while the command scores on it: exit 2, one line naming
+    it, no traceback, the output left partial with its manifest."""
+    big = one_deal_archive(tmp_path / "games.ndjson", 30_000)
+    port = free_port()
+    bin_dir = Path(sys.executable).parent
+    scheduler_args = ["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                      "--no-dashboard"]  # fmt: skip
+    worker_args = ["dask", "worker", f"tcp://127.0.0.1:{port}", "--host", "127.0.0.1",
+                   "--nthreads", "1", "--no-dashboard"]  # fmt: skip
+    logs = tmp_path / "dask.log"
+    out = tmp_path / "scores.ndjson"
+    with logs.open("wb") as log:
+        scheduler = _start(bin_dir, scheduler_args, log)
+        worker = _start(bin_dir, worker_args, log)
+        try:
+            run = start_cli("score", big, "--dask", f"tcp://127.0.0.1:{port}", "--out", out,
+                            "--quiet")  # fmt: skip
+            partial_manifest = tmp_path / "scores.ndjson.partial.manifest.json"
+            wait_for(lambda: manifest_lines(partial_manifest) > 0, "a checkpoint")
+            scheduler.kill()
+            _, err = run.communicate(timeout=180)
+        finally:
+            for process in (worker, scheduler):
+                process.kill()
+                process.wait(timeout=30)
+    said = err.decode()
+    assert run.returncode == 2, said
+    assert said.startswith(f"arbiter: lost the Dask scheduler at tcp://127.0.0.1:{port} during")
+    assert said.count("\n") == 1 and "Traceback" not in said, said
+    assert not out.exists() and (tmp_path / "scores.ndjson.partial").exists()
+    left = orjson.loads(partial_manifest.read_bytes())
+    assert left["finished"] is False and left["stopped"] == said.removeprefix("arbiter: ").strip()
+
+
 def _start(bin_dir: Path, args: list[str], log: Any) -> subprocess.Popen[bytes]:
     command = [str(bin_dir / args[0]), *args[1:]]
     return subprocess.Popen(command, stdout=log, stderr=log, cwd="/tmp")
+
+
+def test_kill_9_of_a_run_on_a_local_cluster_leaves_no_process(tmp_path: Path) -> None:
+    """The LocalCluster's worker processes and the resource tracker end with the command."""
+    big = one_deal_archive(tmp_path / "games.ndjson", 30_000)
+    out = tmp_path / "scores.ndjson"
+    run = start_cli("score", big, "--dask", "local", "--jobs", "2", "--out", out, "--quiet")
+    partial_manifest = tmp_path / "scores.ndjson.partial.manifest.json"
+    wait_for(lambda: manifest_lines(partial_manifest) > 0, "a checkpoint")
+    left = wait_for(lambda: len(children(run.pid)) >= 3 and children(run.pid), "the workers")
+    run.kill()
+    run.communicate(timeout=60)
+    wait_for(lambda: not any(alive(pid) for pid in left), f"{left} to end", 120)
+    assert not out.exists() and (tmp_path / "scores.ndjson.partial").exists()

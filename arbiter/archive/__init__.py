@@ -10,12 +10,16 @@ One line format for the command (``arbiter score``), the library (:func:`score_l
   read in (byte ranges of large NDJSON files, whole files, lines);
 - :mod:`~arbiter.archive.runner`: pieces scored here, in processes (``--jobs``) or on Dask
   (:mod:`~arbiter.archive.cluster`), written in order;
-- :mod:`~arbiter.archive.formats`: NDJSON, CSV and Parquet; :mod:`~arbiter.archive.summary`:
-  the figures of a run; :mod:`~arbiter.archive.batch`: the HTTP batch without HTTP.
+- :mod:`~arbiter.archive.formats`: NDJSON, CSV and Parquet (tables of deals or of seats);
+  :mod:`~arbiter.archive.summary`: the figures of a run; :mod:`~arbiter.archive.batch`: the
+  HTTP batch without HTTP;
+- :mod:`~arbiter.archive.output`: outputs written under partial names, renamed when complete,
+  with a manifest beside, and the runs that continue them (``--resume``);
+  :mod:`~arbiter.archive.remote`: inputs and outputs at URLs, through fsspec.
 
 The command ``arbiter score`` is :mod:`arbiter.commands.score`. Importing this package imports
 none of its modules (they import the service): it defines only the choices a run is made
-with, :class:`Format` and :data:`LOCAL_CLUSTER`, which the command's arguments name.
+with, :class:`Format`, :class:`Table` and :data:`LOCAL_CLUSTER`, which the command's arguments name.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from arbiter.archive.library import score_file, score_lines
 
-__all__ = ["LOCAL_CLUSTER", "Format", "score_file", "score_lines"]
+__all__ = ["LOCAL_CLUSTER", "Format", "Table", "score_file", "score_lines"]
 
 #: ``--dask local``: a LocalCluster of this machine's processes (:mod:`~arbiter.archive.cluster`).
 LOCAL_CLUSTER: Final = "local"
@@ -42,6 +46,14 @@ class Format(Enum):
     @property
     def suffix(self) -> str:
         return f".{self.value}"
+
+
+class Table(Enum):
+    """The rows of a CSV or Parquet output (see :mod:`arbiter.archive.formats`): one per deal
+    (``deals``), or one per seat of each deal (``seats``: the players' table)."""
+
+    DEALS = "deals"
+    SEATS = "seats"
 
 
 def __getattr__(name: str) -> Any:

@@ -1,56 +1,108 @@
-"""Output formats of an archive run: NDJSON (the line format), and CSV and Parquet tables of
-one row per deal for analysis tools (pandas, polars, DuckDB).
+"""Output formats of an archive run: NDJSON (the line format), and CSV and Parquet tables for
+analysis tools (pandas, polars, DuckDB): one row per deal (:attr:`Table.DEALS`), or one row per
+seat of each deal (:attr:`Table.SEATS`: who played, their total, their renuncios by
+obligation, whether they won).
 
 A worker encodes each scored line into a *payload* (:func:`payload`): the JSON of its body for
-NDJSON, its rows (without ``id`` and ``source``) for the tables; the process that writes adds
-``id`` and ``source``, which only it knows (:class:`Writer`). The table's columns are
-:data:`COLUMNS`: ``id``, ``source``, the game's ``status`` (``error`` for a line that was not
-scored), ``ruleset``, ``deal`` (its index), each seat's total (``total_0`` …), the deal's
-``winners`` (seats), the outcome's ``reason``, its number of ``renuncios``, the ``illegal``
-code of the event the game stopped at (on that deal's row), and for an error line its title
-and first message. Parquet needs pyarrow (the optional extra ``archive``).
+NDJSON, its rows (without the columns of where the line was) for the tables; the process that
+writes adds ``id``, ``source``, ``file`` and ``line``, which only it knows (:class:`Writer`).
+The columns are declared once (:data:`DEALS`, :data:`SEATS`: name, type, meaning): the CSV
+header, the Parquet schema and its file metadata come from them, and docs/archives.md lists
+them (a test compares). Every file has the same schema whatever it holds: a column is typed
+even when all its values are null, and ``winners`` is a list of seats (in CSV, its JSON text:
+``[0,2]``). Parquet needs pyarrow (the optional extra ``archive``).
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
-from arbiter.archive import Format
+import orjson
+
+from arbiter.archive import Format, Table
 from arbiter.archive.records import Scored, Source, encode_body, stamp
 from arbiter.contract import clip
+from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS
 
 if TYPE_CHECKING:
+    import pyarrow
     import pyarrow.parquet
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column of a table: its name, its type (Arrow's name; nulls allowed in every column
+    but ``id``, ``source`` and ``line``) and what it holds."""
+
+    name: str
+    kind: str
+    about: str
+
 
 #: Most seats at a table of any ruleset: one total column each.
 MAX_SEATS: Final = max(max(r.to_dict()["players"]) for r in RULESETS.values())
-COLUMNS: Final = (
-    "id",
-    "source",
-    "status",
-    "ruleset",
-    "deal",
-    *(f"total_{seat}" for seat in range(MAX_SEATS)),
-    "winners",
-    "reason",
-    "renuncios",
-    "illegal",
-    "error",
+#: The columns every table begins with: where its line was.
+_WHERE: Final = (
+    Column("id", "string", "the log's own id, or else its source"),
+    Column("source", "string", "FILE:LINE of the line (its number alone for a list of lines)"),
+    Column("file", "string", "the input file, as given (stdin: standard input)"),
+    Column("line", "int64", "the line's number in its file, from 1"),
+    Column("status", "string", "complete, in_progress, invalid; error: the line was not scored"),
+    Column("ruleset", "string", "the log's ruleset (null for an error)"),
+    Column("players", "int8", "seats at the table (null for an error)"),
+    Column("deal", "int32", "the deal's index in the log, from 0"),
 )
+DEALS: Final = (
+    *_WHERE,
+    *(Column(f"total_{seat}", "int32", f"seat {seat}'s total") for seat in range(MAX_SEATS)),
+    Column("winners", "list<int8>", "the seats that won the deal (null: not decided)"),
+    Column("reason", "string", "why the deal ended as it did (null: not decided)"),
+    Column("renuncios", "int32", "renuncios in the deal"),
+    Column("illegal", "string", "the code of the illegal event the log stopped at, on its deal"),
+    Column("error", "string", "for a line not scored: its error's title and first message"),
+)
+SEATS: Final = (
+    *_WHERE,
+    Column("seat", "int8", "the seat, from 0"),
+    Column("player", "string", "the player's name in the log"),
+    Column("total", "int32", "the seat's total in the deal"),
+    Column("tricks", "int32", "tricks the seat took"),
+    Column("renuncios", "int32", "renuncios of the seat in the deal"),
+    *(
+        Column(f"renuncios_{o.value}", "int32", f"of them, against the obligation {o.value}")
+        for o in Obligation
+    ),
+    Column("won", "bool", "the seat won the deal (null: not decided)"),
+    Column("reason", "string", "why the deal ended as it did (null: not decided)"),
+)
+#: The columns that always hold a value.
+_NEVER_NULL: Final = ("id", "source", "line")
+#: The per-deal table's column names.
+COLUMNS: Final = tuple(column.name for column in DEALS)
+#: Bytes of NDJSON lines gathered before they are written.
+NDJSON_BYTES: Final = 1 << 20
 #: Rows buffered before a Parquet row group is written.
-PARQUET_ROWS: Final = 65_536
+PARQUET_ROWS: Final = 65536
 
-#: A row without its id and source.
+#: A row without its id, source, file and line.
 Row = tuple[Any, ...]
 
 
-def payload(fmt: Format, scored: Scored) -> bytes | list[Row]:
+def columns(table: Table) -> tuple[Column, ...]:
+    return DEALS if table is Table.DEALS else SEATS
+
+
+def payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> bytes | list[Row]:
     """What a worker sends back for one line: the body's JSON, or its rows."""
-    return encode_body(scored) if fmt is Format.NDJSON else rows(scored)
+    if fmt is Format.NDJSON:
+        return encode_body(scored)
+    return rows(scored) if table is Table.DEALS else seat_rows(scored)
 
 
 def rows(scored: Scored) -> list[Row]:
@@ -59,9 +111,10 @@ def rows(scored: Scored) -> list[Row]:
     if error is not None:
         first = error["errors"][0]["message"] if error["errors"] else ""
         text = clip(f"{error['title']}: {first}")
-        return [("error", None, None, *(None,) * MAX_SEATS, None, None, None, None, text)]
+        return [("error", None, None, None, *(None,) * MAX_SEATS, None, None, None, None, text)]
     body = scored.body
     illegal = body["illegal"]
+    players = len(body["match"]["standings"])
     out: list[Row] = []
     for index, deal in enumerate(body["deals"]):
         totals = {score["seat"]: score["total"] for score in deal["scores"]}
@@ -70,6 +123,7 @@ def rows(scored: Scored) -> list[Row]:
             (
                 body["status"],
                 scored.ruleset,
+                players,
                 index,
                 *(totals.get(seat) for seat in range(MAX_SEATS)),
                 None if outcome is None else tuple(outcome["winners"]),
@@ -82,10 +136,51 @@ def rows(scored: Scored) -> list[Row]:
     if illegal is not None and illegal["deal"] >= len(out):  # a deal past the match's end
         nothing = (None,) * MAX_SEATS
         code = illegal["code"]
-        out.append(
-            (body["status"], scored.ruleset, illegal["deal"], *nothing, None, None, 0, code, None)
-        )
+        row = (body["status"], scored.ruleset, players, illegal["deal"], *nothing)
+        out.append((*row, None, None, 0, code, None))
     return out
+
+
+def seat_rows(scored: Scored) -> list[Row]:
+    """One row per seat of each deal of a scored line (none for an error: the per-deal table
+    has it)."""
+    if scored.error is not None:
+        return []
+    body = scored.body
+    names = [standing["player"] for standing in body["match"]["standings"]]
+    out: list[Row] = []
+    for index, deal in enumerate(body["deals"]):
+        outcome = deal["outcome"]
+        winners = None if outcome is None else set(outcome["winners"])
+        reason = None if outcome is None else outcome["reason"]
+        for score in deal["scores"]:
+            seat = score["seat"]
+            broken = [v["obligation"] for v in deal["violations"] if v["seat"] == seat]
+            out.append(
+                (
+                    body["status"],
+                    scored.ruleset,
+                    len(names),
+                    index,
+                    seat,
+                    names[seat],
+                    score["total"],
+                    score["tricks"],
+                    len(broken),
+                    *(broken.count(o.value) for o in Obligation),
+                    None if winners is None else seat in winners,
+                    reason,
+                )
+            )
+    return out
+
+
+def where(source: Source) -> tuple[str | None, int]:
+    """The file and line of a ``source`` (``FILE:LINE``; a number alone: no file)."""
+    if isinstance(source, int):
+        return None, source
+    file, _, line = source.rpartition(":")
+    return file, int(line)
 
 
 class Writer(Protocol):
@@ -93,19 +188,43 @@ class Writer(Protocol):
 
     def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None: ...
 
+    def flush(self) -> int | None:
+        """Everything written so far handed to the file; the bytes the file then holds (None:
+        a stream, or a format whose file is complete only when closed)."""
+
     def close(self) -> None: ...
 
 
 class NdjsonWriter:
+    """Lines gathered and handed to the file :data:`NDJSON_BYTES` at a time (one write of a
+    megabyte costs what one of a line does)."""
+
     def __init__(self, stream: IO[bytes], owned: bool = True) -> None:
         self._stream = stream
         self._owned = owned
+        self._lines: list[bytes] = []
+        self._size = 0
 
     def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
         assert isinstance(data, bytes)
-        self._stream.write(stamp(given_id, source, data))
+        line = stamp(given_id, source, data)
+        self._lines.append(line)
+        self._size += len(line)
+        if self._size >= NDJSON_BYTES:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        if self._lines:
+            self._stream.write(b"".join(self._lines))
+            self._lines, self._size = [], 0
+
+    def flush(self) -> int | None:
+        self._hand_over()
+        self._stream.flush()
+        return self._stream.tell() if self._owned else None
 
     def close(self) -> None:
+        self._hand_over()
         if self._owned:
             self._stream.close()
         else:
@@ -113,17 +232,31 @@ class NdjsonWriter:
 
 
 class CsvWriter:
-    def __init__(self, stream: IO[bytes], owned: bool = True) -> None:
+    def __init__(
+        self,
+        stream: IO[bytes],
+        owned: bool = True,
+        header: bool = True,
+        table: Table = Table.DEALS,
+    ) -> None:
+        self._stream = stream
         self._text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
         self._owned = owned
         self._csv = csv.writer(self._text)
-        self._csv.writerow(COLUMNS)
+        if header:
+            self._csv.writerow(column.name for column in columns(table))
 
     def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
         assert isinstance(data, list)
         ident = source if given_id is None else given_id
+        file, line = where(source)
         for row in data:
-            self._csv.writerow((ident, source, *(_cell(value) for value in row)))
+            cells = (_cell(value) for value in row)
+            self._csv.writerow((ident, source, "" if file is None else file, line, *cells))
+
+    def flush(self) -> int | None:
+        self._text.flush()
+        return self._stream.tell() if self._owned else None
 
     def close(self) -> None:
         self._text.flush()
@@ -134,58 +267,159 @@ class CsvWriter:
 
 
 def _cell(value: Any) -> Any:
-    """Seats as ``1 3`` in one cell; no value as an empty cell."""
+    """Seats as their JSON list (``[1,3]``: text in every file, never a number); true and
+    false as JSON says them; no value as an empty cell."""
     if isinstance(value, tuple):
-        return " ".join(str(v) for v in value)
+        return orjson.dumps(value).decode()
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return "" if value is None else value
 
 
 class ParquetWriter:
     """Rows in row groups of :data:`PARQUET_ROWS`: memory holds one group at most."""
 
-    def __init__(self, path: Path) -> None:
-        import pyarrow as pa
+    def __init__(self, path: Path, table: Table = Table.DEALS) -> None:
         import pyarrow.parquet as pq
 
-        self._pa = pa
-        number, text = pa.int32(), pa.string()
-        types = {"deal": number, "renuncios": number, "winners": pa.list_(pa.int8())}
-        types |= {f"total_{seat}": number for seat in range(MAX_SEATS)}
-        self._schema = pa.schema([(name, types.get(name, text)) for name in COLUMNS])
+        self._pa = _arrow()
+        self._schema = schema(table)
         self._writer: pyarrow.parquet.ParquetWriter = pq.ParquetWriter(str(path), self._schema)
-        self._columns: list[list[Any]] = [[] for _ in COLUMNS]
+        self._rows: list[Row] = []
 
     def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
         assert isinstance(data, list)
         ident = source if given_id is None else given_id
-        for row in data:
-            for column, value in zip(self._columns, (ident, str(source), *row), strict=True):
-                column.append(list(value) if isinstance(value, tuple) else value)
-        if len(self._columns[0]) >= PARQUET_ROWS:
+        file, line = where(source)
+        head = (ident, str(source), file, line)
+        self._rows += [(*head, *row) for row in data]
+        if len(self._rows) >= PARQUET_ROWS:
             self._flush()
 
     def _flush(self) -> None:
-        if self._columns[0]:
+        """The rows turned into columns (one ``zip``, in C) and written as a row group."""
+        if self._rows:
+            columns = zip(*self._rows, strict=True)
             arrays = [
                 self._pa.array(values, type=kind)
-                for values, kind in zip(self._columns, self._schema.types, strict=True)
+                for values, kind in zip(columns, self._schema.types, strict=True)
             ]
             self._writer.write_table(self._pa.Table.from_arrays(arrays, schema=self._schema))
-            self._columns = [[] for _ in COLUMNS]
+            self._rows = []
+
+    def flush(self) -> int | None:
+        return None  # a Parquet file is readable only once its footer is written
 
     def close(self) -> None:
         self._flush()
         self._writer.close()
 
 
-def open_writer(fmt: Format, path: Path | None, stdout: IO[bytes] | None = None) -> Writer:
-    """A writer to the file ``path`` (created), or to ``stdout`` (not closed at the end)."""
+def _arrow() -> Any:
+    import pyarrow
+
+    return pyarrow
+
+
+def schema(table: Table) -> pyarrow.Schema:
+    """The Parquet schema of ``table``, with the file metadata ``tute-arbiter``: the tool's
+    version, the table, and its columns (name, type, meaning)."""
+    from arbiter import __version__
+
+    pa = _arrow()
+    kinds = {
+        "string": pa.string(),
+        "int64": pa.int64(),
+        "int32": pa.int32(),
+        "int8": pa.int8(),
+        "bool": pa.bool_(),
+        "list<int8>": pa.list_(pa.int8()),
+    }
+    declared = columns(table)
+    about = {
+        "tool": "tute-arbiter",
+        "version": __version__,
+        "table": table.value,
+        "columns": [{"name": c.name, "type": c.kind, "about": c.about} for c in declared],
+    }
+    fields = [pa.field(c.name, kinds[c.kind], nullable=c.name not in _NEVER_NULL) for c in declared]
+    return pa.schema(fields, metadata={"tute-arbiter": orjson.dumps(about)})
+
+
+class GzipStream(io.RawIOBase):
+    """A file written gzip-compressed as a series of gzip members, one ended at each
+    :meth:`flush` (a checkpoint): the file can be cut at the end of any of them and continued,
+    and reads as one stream (``gzip -d``, ``zcat``, Python's ``gzip``). Deterministic: no
+    time stamp, no name, so a run continued writes the bytes of one that never stopped."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__()
+        self._raw = raw
+        self._member: gzip.GzipFile | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        if self._member is None:
+            self._member = gzip.GzipFile(
+                filename="", mode="wb", fileobj=self._raw, compresslevel=GZIP_LEVEL, mtime=0
+            )
+        return self._member.write(data)
+
+    def flush(self) -> None:
+        if self._member is not None:
+            self._member.close()  # its trailer written; the raw file stays open
+            self._member = None
+        if not self._raw.closed:
+            self._raw.flush()
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.flush()
+            self._raw.close()
+        super().close()
+
+
+#: gzip's level for compressed outputs: its default trade of size for speed.
+GZIP_LEVEL: Final = 6
+
+
+def compressed(path: Path) -> bool:
+    """An output whose name asks for gzip (``scores.ndjson.gz``)."""
+    return path.name.lower().endswith(".gz")
+
+
+def open_writer(
+    fmt: Format,
+    path: Path | None,
+    stdout: IO[bytes] | None = None,
+    *,
+    keep: int = 0,
+    table: Table = Table.DEALS,
+    gzip_members: bool = False,
+) -> Writer:
+    """A writer to the file ``path`` (created; with ``keep``, its first ``keep`` bytes kept and
+    the rest cut: a run that continues; with ``gzip_members``, compressed: :class:`GzipStream`),
+    or to ``stdout`` (not closed at the end)."""
     if fmt is Format.PARQUET:
         assert path is not None, "Parquet is written to a file"
-        return ParquetWriter(path)
+        assert not keep, "a Parquet file cannot be continued"
+        return ParquetWriter(path, table)
     if path is None:
         assert stdout is not None
         stream, owned = stdout, False
+    elif keep:
+        stream, owned = open(path, "r+b"), True  # noqa: SIM115 (the writer closes it)
+        stream.truncate(keep)
+        stream.seek(keep)
     else:
         stream, owned = open(path, "wb"), True  # noqa: SIM115 (the writer closes it)
-    return NdjsonWriter(stream, owned) if fmt is Format.NDJSON else CsvWriter(stream, owned)
+    if gzip_members:
+        stream = GzipStream(stream)  # type: ignore[assignment]
+    if fmt is Format.NDJSON:
+        return NdjsonWriter(stream, owned)
+    return CsvWriter(stream, owned, header=not keep, table=table)

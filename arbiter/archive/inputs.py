@@ -20,6 +20,7 @@ import contextlib
 import errno
 import gzip
 import io
+import itertools
 import os
 import stat
 import sys
@@ -28,10 +29,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import Final, Protocol, TextIO
+from typing import IO, Final, Protocol, TextIO
 
 from arbiter.archive.lines import split_lines
 from arbiter.archive.records import Oversized, Text
+from arbiter.archive.remote import RemoteError, is_remote, listing, open_remote
 
 #: Bytes read at a time.
 CHUNK: Final = 256 * 1024
@@ -62,7 +64,6 @@ class Stream(Protocol):
     """What is read of a file: a binary file, a gzip file, standard input."""
 
     def read(self, size: int = -1, /) -> bytes: ...
-    def read1(self, size: int = -1, /) -> bytes: ...
     def seek(self, offset: int, whence: int = 0, /) -> int: ...
     def tell(self) -> int: ...
     def close(self) -> None: ...
@@ -135,6 +136,9 @@ def expand(paths: Sequence[str], *, follow_symlinks: bool = False) -> Found:
         if path == "-":
             inputs.append(Input("-", STDIN_NAME, Kind.STDIN, None, STDIN_NAME))
             continue
+        if is_remote(path):
+            inputs += _remote_inputs(path)
+            continue
         target = Path(path)
         if target.is_dir():
             found = _Folder(target, path, follow_symlinks).walk()
@@ -149,6 +153,24 @@ def expand(paths: Sequence[str], *, follow_symlinks: bool = False) -> Found:
         else:
             raise InputError(f"cannot read {path}: no such file or folder")
     return Found(inputs, skipped)
+
+
+def _remote_inputs(url: str) -> list[Input]:
+    """The archive files a URL stands for (:mod:`arbiter.archive.remote`)."""
+    try:
+        found = listing(url)
+    except RemoteError as err:
+        raise InputError(str(err)) from None
+    if len(found) == 1 and found[0][0] == url:
+        return [Input(url, url, kind_of(url), found[0][1], found[0][2])]
+    inputs = [
+        Input(item, item, kind_of(item), size, relative)
+        for item, size, relative in found
+        if archive_suffix(relative) is not None
+    ]
+    if not inputs:
+        raise InputError(f"{url} holds no archive file ({', '.join(SUFFIXES)})")
+    return inputs
 
 
 def skipped_error(skipped: Sequence[Skipped], shown: int = 5) -> InputError:
@@ -290,21 +312,47 @@ class Piece:
     size: int = 0
     #: what stopped the planner reading the input after ``texts`` (None: nothing)
     problem: str | None = None
+    #: lines of the file passed over before the first one read (a run that continues)
+    skip: int = 0
 
 
 #: Pieces scored by one task, in order.
 Task = tuple[Piece, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a run that continues takes up an input: after its first ``lines`` lines, which
+    end at byte ``offset`` of a plain NDJSON file (None: other kinds, read from their start
+    and the lines passed over); ``done``: nothing of it is left."""
+
+    lines: int = 0
+    offset: int | None = None
+    done: bool = False
+
+
+#: Input number → where a run that continues takes it up (inputs not in it: from the start).
+Resume = dict[int, Position]
+
+
 def plan(
-    inputs: Sequence[Input], block: int, max_line: int, *, workers_read_gzip: bool
+    inputs: Sequence[Input],
+    block: int,
+    max_line: int,
+    *,
+    workers_read_gzip: bool,
+    resume: Resume | None = None,
 ) -> Iterator[Task]:
     """The tasks of a run, in input order, made as they are asked for (standard input and the
     ``.gz`` files the planner reads are read then): plain NDJSON files in ranges of ``block``
-    bytes, ``.json`` files together up to ``block`` bytes, the rest whole or in lines."""
+    bytes, ``.json`` files together up to ``block`` bytes, the rest whole or in lines. With
+    ``resume``, what a run before did is passed over."""
     small: list[Piece] = []
     small_bytes = 0
     for number, item in enumerate(inputs):
+        at = (resume or {}).get(number, Position())
+        if at.done:
+            continue
         if item.kind is Kind.JSON:
             small.append(Piece(number, item.name, item.path, item.kind, size=item.size or 0))
             small_bytes += item.size or 0
@@ -316,23 +364,26 @@ def plan(
             yield tuple(small)
             small, small_bytes = [], 0
         if item.kind is Kind.NDJSON:
+            # a piece ends where the one after starts, so a run that continues from the end of
+            # one reads the same pieces as a run that did not stop
             size = item.size or 0
-            for start in range(0, size, block):
+            for start in range(at.offset or 0, size, block):
                 end = min(start + block, size)
                 piece = Piece(number, item.name, item.path, item.kind, start, end, size=end - start)
                 yield (piece,)
         elif item.kind is Kind.GZIP and workers_read_gzip:
-            yield (Piece(number, item.name, item.path, item.kind, size=item.size or 0),)
+            whole = Piece(number, item.name, item.path, item.kind, size=item.size or 0)
+            yield (replace(whole, skip=at.lines),)
         else:
-            yield from _inline(number, item, block, max_line)
+            yield from _inline(number, item, block, max_line, at.lines)
     if small:
         yield tuple(small)
 
 
-def _inline(number: int, item: Input, block: int, max_line: int) -> Iterator[Task]:
-    """Tasks of lines read here, about ``block`` bytes each; the last says what stopped the
-    reading, if anything did. A piece's ``size`` is the bytes of the file it took (compressed,
-    for a ``.gz``: what the progress of a run counts)."""
+def _inline(number: int, item: Input, block: int, max_line: int, skip: int) -> Iterator[Task]:
+    """Tasks of lines read here, about ``block`` bytes each, after the first ``skip``; the last
+    says what stopped the reading, if anything did. A piece's ``size`` is the bytes of the file
+    it took (compressed, for a ``.gz``: what the progress of a run counts)."""
     texts: list[Text] = []
     size, taken = 0, 0
     problem = None
@@ -345,7 +396,7 @@ def _inline(number: int, item: Input, block: int, max_line: int) -> Iterator[Tas
         return Piece(number, item.name, item.path, item.kind, texts=tuple(texts), size=done)
 
     try:
-        for text in split_lines(reader.chunks(), max_line):
+        for text in itertools.islice(split_lines(reader.chunks(), max_line), skip, None):
             texts.append(text)
             size += text.size if isinstance(text, Oversized) else len(text) + 1
             if size >= block:
@@ -383,7 +434,8 @@ class Reader:
             if start or end is not None:
                 yield from _range(self.stream, start, end)
             else:  # read1: what a cut gzip file held before its cut comes out too
-                while chunk := self.stream.read1(CHUNK):
+                read = getattr(self.stream, "read1", self.stream.read)  # a remote file: read
+                while chunk := read(CHUNK):
                     self._advance()
                     yield chunk
         except (OSError, EOFError, zlib.error) as err:
@@ -447,12 +499,21 @@ def open_input(item: Input | Piece) -> Reader:
     if item.kind is Kind.STDIN:
         return Reader(_stdin(), name, item.kind)
     try:
-        raw = open(item.path, "rb")  # noqa: SIM115 (the Reader closes it)
+        raw = open_bytes(item.path)
     except OSError as err:
         raise InputError(f"cannot read {name}: {err.strerror}") from None
+    except RemoteError as err:
+        raise InputError(str(err)) from None
     if item.kind is Kind.GZIP:
         return Reader(gzip.GzipFile(fileobj=raw, mode="rb"), name, item.kind, raw)
     return Reader(raw, name, item.kind)
+
+
+def open_bytes(path: str) -> IO[bytes]:
+    """A file of this machine or a URL (:mod:`arbiter.archive.remote`), opened to read."""
+    if is_remote(path):
+        return open_remote(path)
+    return open(path, "rb")
 
 
 class _TextAsBytes:
@@ -464,7 +525,7 @@ class _TextAsBytes:
     def read(self, size: int = -1, /) -> bytes:
         return self._text.read(size).encode("utf-8", "surrogatepass")
 
-    read1 = read
+    read1 = read  # what a binary standard input has
 
     def seek(self, offset: int, whence: int = 0, /) -> int:
         raise io.UnsupportedOperation("standard input is read in order")
@@ -492,7 +553,8 @@ def read_piece(piece: Piece, max_line: int) -> Iterator[Text]:
     if piece.kind is Kind.JSON:
         yield _whole(reader, max_line)
         return
-    yield from split_lines(reader.chunks(piece.start, piece.end), max_line)
+    lines = split_lines(reader.chunks(piece.start, piece.end), max_line)
+    yield from itertools.islice(lines, piece.skip, None)
 
 
 def _whole(reader: Reader, max_line: int) -> Text:

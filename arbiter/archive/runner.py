@@ -11,17 +11,31 @@ memory holds a few pieces' results whatever the size of the archive.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
+import os
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from arbiter.archive import Format
+from arbiter.archive import Format, Table
 from arbiter.archive.formats import Row, Writer, payload
-from arbiter.archive.inputs import Input, InputError, Kind, Piece, Task, plan, read_piece
+from arbiter.archive.inputs import (
+    Input,
+    InputError,
+    Kind,
+    Piece,
+    Position,
+    Resume,
+    Task,
+    plan,
+    read_piece,
+)
 from arbiter.archive.records import Scored, Scorer, ScoringConfig, Source
 from arbiter.archive.summary import Summary
 
@@ -48,6 +62,8 @@ class PieceResult:
     items: list[Item] = field(default_factory=list)
     summary: Summary = field(default_factory=Summary)
     problem: str | None = None
+    #: the byte of its file where the piece after starts (None: not a byte range)
+    end: int | None = None
 
 
 def scored_lines(piece: Piece, scorer: Scorer) -> Generator[Scored, None, tuple[int, str | None]]:
@@ -85,7 +101,7 @@ def score_piece(
 ) -> PieceResult:
     """The result of ``piece``, its summary filled in, after ``use(result, line)`` of every
     scored line."""
-    result = PieceResult(piece.input, 0, piece.size)
+    result = PieceResult(piece.input, 0, piece.size, end=piece.end)
 
     def counted(scored: Scored) -> None:
         result.summary.add(scored)
@@ -95,12 +111,14 @@ def score_piece(
     return result
 
 
-def run_task(task: Task, config: ScoringConfig, fmt: Format) -> list[PieceResult]:
+def run_task(
+    task: Task, config: ScoringConfig, fmt: Format, table: Table = Table.DEALS
+) -> list[PieceResult]:
     """A task scored where it runs (a worker process, a Dask worker): its pieces' results."""
     scorer = Scorer.of(config)
 
     def keep(result: PieceResult, s: Scored) -> None:
-        result.items.append((s.index, s.given_id, payload(fmt, s)))
+        result.items.append((s.index, s.given_id, payload(fmt, s, table)))
 
     return [score_piece(piece, scorer, keep) for piece in task]
 
@@ -116,11 +134,12 @@ class Numbering:
         self.current = -1
         self._base = 0  # lines of the current input before this piece
 
-    def start(self, input_number: int) -> bool:
-        """Begin a piece of input ``input_number``; True when it is the first of that input."""
+    def start(self, input_number: int, base: int = 0) -> bool:
+        """Begin a piece of input ``input_number``, after its first ``base`` lines when it is
+        the first (a run that continues); True when it is the first of that input."""
         if input_number == self.current:
             return False
-        self.current, self._base = input_number, 0
+        self.current, self._base = input_number, base
         return True
 
     def source(self, index: int) -> Source:
@@ -131,39 +150,88 @@ class Numbering:
         self._base += lines
 
 
+class Ledger(Protocol):
+    """Told where each input's lines go and of each piece written
+    (:class:`arbiter.archive.output.Ledger`: the manifest)."""
+
+    def started(self, number: int, part: str, at: int) -> None: ...
+    def written(self, result: PieceResult, position: int | None) -> None: ...
+    def closed(self, number: int) -> None: ...
+
+
 class Sink:
     """Writes the lines of a run in order, each with its ``id`` and ``source``: to one writer,
-    or to one part per input (``parts``: the writer of an input, opened when its first piece
-    comes and closed after its last)."""
+    or to one part per input (``parts``: the name and the writer of an input's part, opened when
+    its first piece comes and closed after its last). With a ``ledger``, the writer is flushed
+    after each piece and the ledger told; with ``resume``, an input taken up after its first
+    lines numbers the rest after them."""
 
     def __init__(
         self,
         inputs: Sequence[Input],
         writer: Writer | None = None,
-        parts: Callable[[Input], Writer] | None = None,
+        parts: Callable[[Input], tuple[str, Writer]] | None = None,
+        *,
+        ledger: Ledger | None = None,
+        name: str = "",
+        resume: Resume | None = None,
     ) -> None:
         assert (writer is None) != (parts is None)
         self.numbering = Numbering(inputs)
         self._writer = writer
         self._parts = parts
+        self._ledger = ledger
+        self._name = name  # of the one part, with ``writer``
+        self._resume = resume or {}
+        self._last: int | None = None  # the input whose part is open
 
     def start(self, input_number: int) -> None:
-        if self.numbering.start(input_number) and self._parts is not None:
-            if self._writer is not None:
-                self._writer.close()
-            self._writer = self._parts(self.numbering.inputs[input_number])
+        base = self._resume.get(input_number, Position()).lines
+        if not self.numbering.start(input_number, base):
+            return
+        self._close_part()
+        if self._parts is not None:
+            self._name, self._writer = self._parts(self.numbering.inputs[input_number])
+        self._last = input_number
+        if self._ledger is not None:
+            assert self._writer is not None
+            self._ledger.started(input_number, self._name, self._writer.flush() or 0)
 
     def put(self, index: int, given_id: str | None, data: Payload) -> None:
         assert self._writer is not None
         self._writer.write(given_id, self.numbering.source(index), data)
 
-    def finish(self, lines: int) -> None:
-        self.numbering.finish(lines)
+    def finish(self, result: PieceResult) -> None:
+        self.numbering.finish(result.lines)
+        if self._ledger is not None and self._writer is not None:
+            self._ledger.written(result, self._writer.flush())
+
+    def _close_part(self) -> None:
+        """The input before, read to its end: its part closed (one part each) or flushed."""
+        last = self._last
+        if last is None:
+            return
+        if self._parts is not None and self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        elif self._writer is not None:
+            self._writer.flush()
+        if self._ledger is not None:
+            self._ledger.closed(last)
+        self._last = None
 
     def close(self) -> None:
+        self._close_part()
         if self._writer is not None:
             self._writer.close()
             self._writer = None
+
+    def abandon(self) -> None:
+        """The run stopped: the writer closed as it is (what it holds may be cut)."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(OSError, ValueError):
+                writer.close()
 
 
 # --- the ways to run ---------------------------------------------------------------------
@@ -188,6 +256,12 @@ class Job:
     fmt: Format
     sink: Sink
     progress: Progress
+    #: where a run that continues takes up its inputs
+    resume: Resume = field(default_factory=dict)
+    #: the figures of the run it continues
+    earlier: Outcome | None = None
+    #: the rows of a table format
+    table: Table = Table.DEALS
 
 
 @dataclass(slots=True)
@@ -197,16 +271,24 @@ class Outcome:
     summary: Summary = field(default_factory=Summary)
     problems: list[str] = field(default_factory=list)
 
+    @classmethod
+    def of(cls, job: Job) -> Outcome:
+        """A run's figures before it starts: those of the run it continues, if any."""
+        if job.earlier is None:
+            return cls()
+        return cls(job.earlier.summary.copy(), list(job.earlier.problems))
+
 
 def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     """Every piece scored in this process, each line written as soon as it is scored."""
-    outcome = Outcome()
+    outcome = Outcome.of(job)
     scorer = Scorer.of(job.config)
 
     def write(_: PieceResult, s: Scored) -> None:
-        job.sink.put(s.index, s.given_id, payload(job.fmt, s))
+        job.sink.put(s.index, s.given_id, payload(job.fmt, s, job.table))
 
-    for task in plan(job.inputs, block, job.config.max_line_bytes, workers_read_gzip=False):
+    max_line = job.config.max_line_bytes
+    for task in plan(job.inputs, block, max_line, workers_read_gzip=False, resume=job.resume):
         for piece in task:
             job.sink.start(piece.input)
             _done(job, score_piece(piece, scorer, write), outcome)
@@ -218,9 +300,11 @@ def run_with(
 ) -> Outcome:
     """Tasks sent to workers through ``submit``, at most ``window`` in flight, and written in
     order as they come back."""
-    outcome = Outcome()
+    outcome = Outcome.of(job)
     max_line = job.config.max_line_bytes
-    tasks = plan(job.inputs, block, max_line, workers_read_gzip=workers_read_gzip)
+    tasks = plan(
+        job.inputs, block, max_line, workers_read_gzip=workers_read_gzip, resume=job.resume
+    )
     for results in ordered(tasks, submit, window):
         for result in results:
             job.sink.start(result.input)
@@ -236,26 +320,48 @@ def run_processes(job: Job, jobs: int, block: int = BLOCK_BYTES) -> Outcome:
     They read plain NDJSON files themselves; standard input and ``.gz`` files are read here
     and sent as lines (a worker returns a task's results at once, and a task stays small)."""
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_interrupts) as pool:
+    start = (os.getpid(),)
+    with ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=worker_started, initargs=start
+    ) as pool:
 
         def submit(task: Task) -> Future:
-            return pool.submit(run_task, task, job.config, job.fmt)
+            return pool.submit(run_task, task, job.config, job.fmt, job.table)
 
         try:
             return run_with(job, submit, 4 * jobs, workers_read_gzip=False, block=block)
         except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _stop_workers(pool)
             raise
 
 
-def _ignore_interrupts() -> None:
-    """In a worker process: Ctrl-C is for the command, which stops the workers itself (and no
-    worker prints a traceback)."""
+def worker_started(parent: int) -> None:
+    """In a worker process, first: Ctrl-C and SIGTERM are for the command, which stops its
+    workers itself (and no worker prints a traceback); and a worker dies with its parent, even
+    one killed with SIGKILL, which can say nothing (Linux: ``PR_SET_PDEATHSIG``; elsewhere the
+    workers end when their parent's pipe closes, after their task)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the line above: nobody to tell
+        os._exit(1)
+
+
+#: prctl(2)'s option: the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """No task started after a run stops or fails; those running end (a piece: a fraction of a
+    second), and the workers with them. (Killing a worker could cut a result it is sending,
+    on which the executor would wait for ever.)"""
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _done(job: Job, result: PieceResult, outcome: Outcome) -> None:
-    job.sink.finish(result.lines)
+    job.sink.finish(result)
     outcome.summary.merge(result.summary)
     if result.problem is not None:
         outcome.problems.append(result.problem)

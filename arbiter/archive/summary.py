@@ -1,5 +1,5 @@
-"""The figures of an archive run: games by status, deals, outcome reasons, renuncios by
-obligation and by ruleset, illegal events by code, errors by kind.
+"""The figures of an archive run: games by status and by ruleset, deals, outcome reasons,
+renuncios by obligation and by ruleset, illegal events by code, errors by kind.
 
 A :class:`Summary` counts :class:`~arbiter.archive.records.Scored` lines; the summaries of
 pieces scored apart (other processes, Dask workers) add up with :meth:`Summary.merge`. Its
@@ -36,6 +36,8 @@ class Summary:
     illegal: Counter[str] = field(default_factory=Counter)
     #: error title → lines
     errors: Counter[str] = field(default_factory=Counter)
+    #: ruleset → games scored (the lines that are errors have none)
+    rulesets: Counter[str] = field(default_factory=Counter)
 
     def add(self, scored: Scored) -> None:
         self.games += 1
@@ -46,6 +48,7 @@ class Summary:
             return
         body = scored.body
         self.statuses[body["status"]] += 1
+        self.rulesets[scored.ruleset or ""] += 1
         deals = body["deals"]
         self.deals += len(deals)
         renuncios = 0
@@ -69,6 +72,40 @@ class Summary:
         self.renuncios.update(other.renuncios)
         self.illegal.update(other.illegal)
         self.errors.update(other.errors)
+        self.rulesets.update(other.rulesets)
+
+    def to_state(self) -> dict[str, Any]:
+        """Every count, to be read back by :meth:`from_state` (a manifest keeps the figures of
+        the part of a run done, for the run that continues it)."""
+        return {
+            "games": self.games,
+            "breaches": self.breaches,
+            "deals": self.deals,
+            "statuses": dict(self.statuses),
+            "outcomes": dict(self.outcomes),
+            "renuncios": [[r, o, n] for (r, o), n in sorted(self.renuncios.items())],
+            "illegal": dict(self.illegal),
+            "errors": dict(self.errors),
+            "rulesets": dict(self.rulesets),
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Summary:
+        renuncios = Counter({(r, o): n for r, o, n in state["renuncios"]})
+        return cls(
+            state["games"],
+            state["breaches"],
+            state["deals"],
+            Counter(state["statuses"]),
+            Counter(state["outcomes"]),
+            renuncios,
+            Counter(state["illegal"]),
+            Counter(state["errors"]),
+            Counter(state["rulesets"]),
+        )
+
+    def copy(self) -> Summary:
+        return Summary.from_state(self.to_state())
 
     @property
     def error_lines(self) -> int:
@@ -83,6 +120,7 @@ class Summary:
         return {
             "games": self.games,
             "games_by_status": _sorted(self.statuses),
+            "games_by_ruleset": _sorted(self.rulesets),
             "games_with_breach": self.breaches,
             "deals": self.deals,
             "outcomes": _sorted(self.outcomes),
@@ -90,6 +128,12 @@ class Summary:
                 "total": sum(self.renuncios.values()),
                 "by_obligation": _sorted(by_obligation),
                 "by_ruleset": by_ruleset,
+                # renuncios per game of each ruleset: rulesets of different sizes compared
+                "per_game_by_ruleset": {
+                    ruleset: round(sum(counts.values()) / self.rulesets[ruleset], 4)
+                    for ruleset, counts in by_ruleset.items()
+                    if self.rulesets[ruleset]
+                },
             },
             "illegal": _sorted(self.illegal),
             "errors": _sorted(self.errors),

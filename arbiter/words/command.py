@@ -9,6 +9,18 @@ from arbiter.words.lang import Lang
 WORDS: Final[dict[Lang, dict[str, str]]] = {
     "en": {
         "cli.stdin": "standard input",
+        "cli.stdout": "standard output",
+        "cli.score.stopped": (
+            "stopped by {signal}: {games} games done, written to {where} with a manifest; "
+            "run again with --resume to continue"
+        ),
+        "cli.score.resume_needs_out": "--resume continues a run to --out FILE or --out DIR",
+        "cli.score.cannot_resume": "cannot resume: {reason}",
+        "cli.score.remote_out": "a URL given to --out is one file, written anew (no --resume)",
+        "cli.score.parquet_gzip": "a Parquet file is compressed inside: --out without .gz",
+        "cli.score.table_needs_a_table": "--table seats is for --format csv or parquet",
+        "cli.score.nothing_to_resume": "--resume: {path} holds no run to continue; starting",
+        "cli.score.progress": "{games} games, {rate} games/s, {errors} errors",
         "cli.error.cannot_read": "cannot read {path}: {reason}",
         "cli.error.not_json": "{what} is not JSON: {reason}",
         "cli.error.invalid_input": "invalid input at {pointer}: {message}",
@@ -71,6 +83,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "cli.summary.count": "count",
         "cli.summary.breaches": "with a renuncio or illegal event",
         "cli.summary.statuses": "games by status",
+        "cli.summary.rulesets": "games by ruleset",
         "cli.summary.deals": "deals",
         "cli.summary.outcomes": "outcome reasons",
         "cli.summary.renuncios": "renuncios",
@@ -90,6 +103,20 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
     },
     "es": {
         "cli.stdin": "la entrada estándar",
+        "cli.stdout": "la salida estándar",
+        "cli.score.stopped": (
+            "detenido por {signal}: {games} partidas hechas, escritas en {where} con un "
+            "manifiesto; vuelve a lanzarlo con --resume para seguir"
+        ),
+        "cli.score.resume_needs_out": (
+            "--resume sigue una ejecución a --out FICHERO o --out CARPETA"
+        ),
+        "cli.score.cannot_resume": "no se puede seguir: {reason}",
+        "cli.score.remote_out": "una URL en --out es un fichero, escrito de nuevo (sin --resume)",
+        "cli.score.parquet_gzip": "un fichero Parquet va comprimido por dentro: --out sin .gz",
+        "cli.score.table_needs_a_table": "--table seats es para --format csv o parquet",
+        "cli.score.nothing_to_resume": "--resume: {path} no guarda nada que seguir; se empieza",
+        "cli.score.progress": "{games} partidas, {rate} partidas/s, {errors} errores",
         "cli.error.cannot_read": "no se puede leer {path}: {reason}",
         "cli.error.not_json": "{what} no es JSON: {reason}",
         "cli.error.invalid_input": "entrada no válida en {pointer}: {message}",
@@ -159,6 +186,7 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "cli.summary.count": "cuántos",
         "cli.summary.breaches": "con un renuncio o un evento ilegal",
         "cli.summary.statuses": "partidas por estado",
+        "cli.summary.rulesets": "partidas por reglamento",
         "cli.summary.deals": "manos",
         "cli.summary.outcomes": "motivos del resultado",
         "cli.summary.renuncios": "renuncios",

@@ -1,0 +1,197 @@
+"""The tables of ``arbiter score`` (:mod:`arbiter.archive.formats`): the table of seats, the
+same typed schema in every file, the Parquet file metadata, the columns as docs/archives.md
+lists them, and its pandas and DuckDB examples run on real outputs.
+
+The expected rows are computed here from ``Referee.score(log).scores_dict()`` and the logs,
+not from the archive code.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import arbiter
+from arbiter.archive import Format, Table
+from arbiter.archive.formats import DEALS, SEATS, open_writer, schema
+from arbiter.archive.inputs import expand
+from arbiter.archive.records import ScoringConfig
+from arbiter.archive.runner import Job, Sink, run_here
+from arbiter.contract import MAX_ID_LENGTH
+from arbiter.engine.obligations import Obligation
+from tests.archive_support import MAX_LINE, game_lines, mixed_lines, ndjson, run_cli, write_archive
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "archives.md"
+
+
+def _table(path: Path, fmt: Format, table: Table, out: Path) -> None:
+    inputs = expand([str(path)]).inputs
+    sink = Sink(inputs, writer=open_writer(fmt, out, table=table))
+    run_here(Job(inputs, ScoringConfig(), fmt, sink, lambda result: None, table=table))
+    sink.close()
+
+
+def _seats_of(text: bytes, source: str) -> list[dict[str, Any]]:
+    """The rows of one line in the table of seats, computed here."""
+    try:
+        log = orjson.loads(text)
+        body = arbiter.Referee().score(log).scores_dict("en")
+    except (orjson.JSONDecodeError, ValueError, TypeError, AttributeError):
+        return []
+    ident = log.get("id", source)
+    if not isinstance(ident, str) or not 0 < len(ident) <= MAX_ID_LENGTH or len(text) > MAX_LINE:
+        return []  # a line not scored
+    file, line = source.rsplit(":", 1)
+    out = []
+    for index, deal in enumerate(body["deals"]):
+        outcome = deal["outcome"]
+        for score in deal["scores"]:
+            seat = score["seat"]
+            mine = [v["obligation"] for v in deal["violations"] if v["seat"] == seat]
+            row = {
+                "id": ident, "source": source, "file": file, "line": int(line),
+                "status": body["status"], "ruleset": log["ruleset"],
+                "players": len(log["players"]), "deal": index, "seat": seat,
+                "player": log["players"][seat], "total": score["total"],
+                "tricks": score["tricks"], "renuncios": len(mine),
+                **{f"renuncios_{o.value}": mine.count(o.value) for o in Obligation},
+                "won": None if outcome is None else seat in outcome["winners"],
+                "reason": None if outcome is None else outcome["reason"],
+            }  # fmt: skip
+            out.append(row)
+    return out
+
+
+def test_the_table_of_seats_is_each_seat_of_each_deal(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq  # the archive extra, installed with the test extras
+
+    lines = mixed_lines(120, seed=21)
+    path = tmp_path / "games.ndjson"
+    path.write_bytes(ndjson(lines))
+    out = tmp_path / "seats.parquet"
+    _table(path, Format.PARQUET, Table.SEATS, out)
+    got = pq.read_table(out).to_pylist()
+    want = [row for n, text in enumerate(lines, 1) for row in _seats_of(text, f"{path}:{n}")]
+    assert got == want
+    assert sum(row["renuncios"] for row in got) > 0  # the games have some
+
+
+def test_every_file_has_the_same_typed_schema(tmp_path: Path) -> None:
+    import pandas as pd  # the analysis extra, installed with the test extras
+    import pyarrow.parquet as pq
+
+    two_players = [line for line in game_lines(40, seed=3) if b'"tute-2p"' in line]
+    plain = tmp_path / "plain.ndjson"  # no error, no illegal event, one winner a deal
+    plain.write_bytes(ndjson(two_players))
+    mixed = tmp_path / "mixed.ndjson"
+    mixed.write_bytes(ndjson(mixed_lines(60, seed=4)))
+    for table in Table:
+        schemas = []
+        for path in (plain, mixed):
+            out = tmp_path / f"{path.stem}.{table.value}.parquet"
+            _table(path, Format.PARQUET, table, out)
+            schemas.append(pq.read_schema(out))
+        assert schemas[0] == schemas[1] == schema(table)
+        assert schemas[0].equals(schemas[1], check_metadata=True)
+    types = _csv_types()
+    frames = []
+    for path in (plain, mixed):
+        out = tmp_path / f"{path.stem}.csv"
+        _table(path, Format.CSV, Table.DEALS, out)
+        frames.append(pd.read_csv(out, dtype=types, keep_default_na=False, na_values=[""]))
+        assert all(cell.startswith("[") for cell in frames[-1]["winners"].dropna())
+    assert dict(frames[0].dtypes) == dict(frames[1].dtypes)
+    assert frames[0]["illegal"].isna().all() and frames[0]["error"].isna().all()
+
+
+def _csv_types() -> dict[str, str]:
+    """The dtype map docs/archives.md gives for reading a CSV output."""
+    block = next(b for b in _python_blocks() if "read_csv" in b)
+    scope: dict[str, Any] = {}
+    exec(block.split("deals = pd.read_csv")[0], scope)  # the map, as the page writes it
+    types: dict[str, str] = scope["types"]
+    assert set(types) == {column.name for column in DEALS}
+    return types
+
+
+def test_parquet_files_say_their_tool_table_and_columns(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "games.ndjson"
+    path.write_bytes(ndjson(game_lines(5, seed=1)))
+    for table, columns in ((Table.DEALS, DEALS), (Table.SEATS, SEATS)):
+        out = tmp_path / f"{table.value}.parquet"
+        _table(path, Format.PARQUET, table, out)
+        about = json.loads(pq.read_schema(out).metadata[b"tute-arbiter"])
+        assert about["tool"] == "tute-arbiter" and about["version"] == arbiter.__version__
+        assert about["table"] == table.value
+        assert [(c["name"], c["type"]) for c in about["columns"]] == [
+            (c.name, c.kind) for c in columns
+        ]
+
+
+def test_the_page_lists_every_column_with_its_type_and_nulls() -> None:
+    text = DOC.read_text()
+    for heading, columns in (("--table deals", DEALS), ("--table seats", SEATS)):
+        section = text.split(f"(`{heading}`)\n")[1].split("###")[0]
+        rows = re.findall(r"^\| `(\w+)` \| ([\w<>]+) \| (\w+) \| (.+) \|$", section, re.M)
+        assert [(name, kind) for name, kind, _, _ in rows] == [(c.name, c.kind) for c in columns]
+        for name, _, null, about in rows:
+            assert null == ("never" if name in ("id", "source", "line") else "yes"), name
+            assert about == next(c.about for c in columns if c.name == name)
+
+
+def _printed(block: str) -> str:
+    """What a block of the page prints when run."""
+    shown = io.StringIO()
+    exec(block, {"print": lambda *a: print(*a, file=shown)})
+    return shown.getvalue()
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+
+
+def test_a_table_of_seats_needs_a_table_format(tmp_path: Path) -> None:
+    path = tmp_path / "games.ndjson"
+    path.write_bytes(ndjson(game_lines(2, seed=1)))
+    done = run_cli("score", path, "--table", "seats")
+    assert (done.status, done.out) == (2, b"")
+    assert done.err == "arbiter: --table seats is for --format csv or parquet\n"
+
+
+@pytest.mark.slow
+def test_the_pages_examples_answer_on_real_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pandas as pd
+
+    archive = write_archive(tmp_path / "archive", games=300)
+    monkeypatch.chdir(tmp_path)
+    for table, out in (("seats", "seats/"), ("deals", "deals/")):
+        done = run_cli("score", archive, "--format", "parquet", "--table", table, "--out", out,
+                       "--quiet", "--jobs", "1")  # fmt: skip
+        assert done.status == 3, done.err  # the archive holds bad lines
+    done = run_cli("score", archive / "a.ndjson", "--format", "csv", "--out", "scores.csv",
+                   "--quiet", "--summary-json", "summary.json")  # fmt: skip
+    figures = orjson.loads(Path("summary.json").read_bytes())
+    seats = pd.read_parquet("seats/")
+    printed = []
+    for block in _python_blocks():
+        if "hashlib" in block:  # the manifest check: on the folder of seats
+            block = block.replace('pathlib.Path("scores")', 'pathlib.Path("seats")')
+        printed.append(_printed(block))
+    assert Path("by-ruleset").is_dir() and any(Path("by-ruleset").rglob("*.parquet"))
+    top = seats.groupby("player")["renuncios"].sum().sort_values(ascending=False)
+    assert str(int(top.iloc[0])) in printed[1] and str(top.index[0]) in printed[1]
+    assert "points" in printed[2]
+    renuncios = figures["renuncios"]["total"]
+    csv_only = pd.read_csv("scores.csv", keep_default_na=False, na_values=[""])
+    assert int(csv_only["renuncios"].sum()) == renuncios
