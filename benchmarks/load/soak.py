@@ -1,13 +1,14 @@
 """A soak: the realistic mix of loadtest.py while hostile clients attack the same server.
 
-Run ``.venv/bin/python benchmarks/load/soak.py`` (about 45 s; needs Debian's ``redis-server``:
+Run ``.venv/bin/python benchmarks/load/soak.py`` (about a minute; needs Debian's ``redis-server``:
 the run starts a throwaway one of its own on a free port). Everything stays on 127.0.0.1 and
 stops by itself.
 
-One gunicorn with the shipped ``deploy/gunicorn.conf.py`` and its defaults (worker class and
-count are not set: what ``make run``, the image and the manifests get), set up as loadtest.py
-sets it (shared Redis cache, fixed state key, an API key, multiprocess metrics). For
-``--warmup`` + ``--duration`` seconds (3 + 30):
+``arbiter serve`` (as ``make run`` starts it: the shipped ``deploy/gunicorn.conf.py`` and its
+defaults), set up as loadtest.py sets it (shared Redis cache, fixed state key, API keys,
+multiprocess metrics), with plain-text logs on a pipe nobody reads during the run (issue 30),
+read and checked once it is over (no forged line, no control character). For ``--warmup`` +
+``--duration`` seconds (3 + 30):
 
 * **ordinary**: ``--clients`` processes run loadtest.py's clients (70 % validations by
   ``state_id``, 20 % archived replays, 10 % scores; every answer checked);
@@ -22,7 +23,11 @@ sets it (shared Redis cache, fixed state key, an API key, multiprocess metrics).
   of gzip holding a GiB of blank lines to ``/v1/scores/batch`` and read each answer (200 ending
   with ``Too many lines`` at line 10,001, or a 429 problem when the worker's batches are all
   taken); one process sends big batches and never reads their answers (each must be reset by
-  the server, ``ARBITER_SEND_TIMEOUT`` after its body is read).
+  the server, ``ARBITER_SEND_TIMEOUT`` after its body is read);
+* **issue 30** (benchmarks/load/attacks.py): unread answers (the Swagger bundle, ``steps``
+  replays), a greedy client trickling batches while an honest one batches, gzip bombs of
+  ``{}`` lines, ``%0A``/``%1B`` in paths, a forged Host on ``/docs``, and forwarded clients
+  behind a trusted proxy against a rate limit (a second, rate-limited ``arbiter serve``).
 
 Reported: the ordinary requests' count, rate, p50/p95/p99 and errors (the run exits 1 unless
 errors are 0), and per hostile request the statuses it got and whether they were the expected
