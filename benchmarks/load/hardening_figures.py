@@ -2,8 +2,8 @@
 before the hardening and on the tree after (benchmarks/load/hardening-figures.md).
 
     .venv/bin/python benchmarks/load/hardening_figures.py                      # this tree
-    .venv/bin/python benchmarks/load/hardening_figures.py --tree /work/wt/before \
-        --python /work/wt/before/.venv/bin/python
+    .venv/bin/python benchmarks/load/hardening_figures.py --tree /path/to/before-tree \
+        --python /path/to/before-tree/.venv/bin/python
 
 Every figure starts ``arbiter serve`` of ``--tree`` (``--python -m arbiter.cli serve`` in that
 directory: its package and its gunicorn config, that environment's dependencies) on a free
