@@ -51,7 +51,7 @@ from typing import Protocol
 from flask import Response, current_app, request, stream_with_context
 
 from arbiter.api import bodies
-from arbiter.api.frame import KEY_ID
+from arbiter.api.frame import KEY_ID, STREAM_END
 from arbiter.api.limits import Clients
 from arbiter.api.metrics import Metrics
 from arbiter.archive.batch import Stop, score_batch
@@ -197,9 +197,11 @@ def _stream(
         if scored.error is None:
             metrics.count_adjudication(scored.body)
 
-    connection = request.environ.get(CONNECTION) or _Unpaced()
+    environ = request.environ
+    connection = environ.get(CONNECTION) or _Unpaced()
     paced = _Paced(connection, settings.batch_buffer_bytes, settings.send_timeout, done)
     paced.deadline = deadline
+    paced.ended = lambda how: environ.__setitem__(STREAM_END, how)
 
     def rest() -> Iterable[bytes]:
         # Past the lines limit, the rest of the body is read and dropped, undecoded, so that a
@@ -208,6 +210,7 @@ def _stream(
         return raw if paced.waiting > SMALL_ANSWER else ()
 
     lines = score_batch(body, scorer, settings.batch_max_lines, observe, _stop, rest, first_line)
+    environ[STREAM_END] = "closed"  # the frame records the request once the stream is closed
     return Response(
         stream_with_context(paced.answer(meter.scoring(lines))),
         mimetype=bodies.NDJSON,
@@ -324,6 +327,8 @@ class _Paced:
         self.pending = bytearray()
         self.deadline = float("inf")  # past it (ARBITER_BATCH_SECONDS), the answer is cut
         self.sent = 0  # bytes of pending already yielded (dropped from its front now and then)
+        #: told how the answer ended: "complete", or "reset" (its reader too slow, its deadline)
+        self.ended: Callable[[str], None] = lambda how: None
 
     @property
     def waiting(self) -> int:
@@ -344,20 +349,25 @@ class _Paced:
                 if self.waiting > self.buffer_bytes or (
                     not self.waiting and self.connection.gone()
                 ):
-                    self.connection.reset()
+                    self._reset()
                     return
                 time.sleep(0)
             for start in range(self.sent, len(pending), OUT_CHUNK):
                 late = time.monotonic() > self.deadline
                 if late or not self.connection.writable(self.timeout):
-                    self.connection.reset()
+                    self._reset()
                     return
                 yield bytes(pending[start : start + OUT_CHUNK])
+            self.ended("complete")
         finally:
             close = getattr(lines, "close", None)
             if close is not None:
                 close()  # the scoring stops here too, whatever stopped the answer
             self.done()
+
+    def _reset(self) -> None:
+        self.ended("reset")
+        self.connection.reset()
 
     def _may_send(self, waiting: int) -> bool:
         """Can a piece go out now? Past the buffer, after waiting up to the deadline."""

@@ -28,7 +28,7 @@ it itself when it must know it first). A request the app answers without Flask's
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
@@ -49,6 +49,9 @@ REQUEST_ID: Final = "arbiter.request_id"
 RULE: Final = "arbiter.rule"
 RULESET: Final = "arbiter.ruleset"
 KEY_ID: Final = "arbiter.key_id"
+#: How a streamed answer (a batch) ended, left by its view: the frame then records the request
+#: once the stream is done (its real duration), and says how it ended in the access line.
+STREAM_END: Final = "arbiter.stream_end"
 #: The longest X-Request-ID echoed.
 MAX_REQUEST_ID: Final = 128
 
@@ -240,6 +243,10 @@ class Frame:
                 hot = None
         status = ["500"]  # what the server answers if the app raises
         added: Sequence[tuple[str, str]] = _NOTHING
+        streamed: _Recorded | None = None  # a stream, recorded when it is closed
+
+        def record() -> None:
+            self._record(environ, int(status[0][:3]), time.perf_counter() - started, rid)
 
         def start(line: str, headers: Headers, exc_info: Any = None) -> Any:
             status[0] = line
@@ -257,9 +264,14 @@ class Frame:
                     return refusal(cast("WSGIEnvironment", environ), start)
             if hot is not None:
                 return hot(environ, start)
-            return self.wsgi_app(environ, start)
+            answer = self.wsgi_app(environ, start)
+            if STREAM_END in environ:
+                streamed = _Recorded(answer, record)
+                return streamed
+            return answer
         finally:
-            self._record(environ, int(status[0][:3]), time.perf_counter() - started, rid)
+            if streamed is None:
+                record()
 
     def _record(
         self, environ: MutableMapping[str, Any], status: int, seconds: float, rid: str
@@ -268,7 +280,27 @@ class Frame:
         rule: Rule | None = environ.get(RULE)
         endpoint = UNMATCHED if rule is None else rule.rule
         self.metrics.observe_request(method, endpoint, status, seconds)
-        self.access.write(rid, method, _path(environ), status, seconds, environ.get(RULESET))
+        self.access.write(rid, method, _path(environ), status, seconds, environ.get(RULESET),
+                          environ.get(STREAM_END))  # fmt: skip
+
+
+class _Recorded:
+    """A streamed answer, and what to do once the server has closed it (sent, cut or reset)."""
+
+    def __init__(self, answer: Iterable[bytes], record: Callable[[], None]) -> None:
+        self.answer = answer
+        self.record = record
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.answer)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.answer, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.record()
 
 
 def _path(environ: Mapping[str, Any]) -> str:

@@ -76,7 +76,9 @@ class AccessLog:
         status: int,
         seconds: float,
         ruleset: str | None,
+        ended: str | None = None,
     ) -> None:
+        """``ended``: how a streamed answer ended (a batch's), in a field of its own."""
         if not ACCESS.isEnabledFor(_INFO):
             return
         now = time.time()
@@ -95,15 +97,18 @@ class AccessLog:
                     "status": status,
                     "duration_ms": milliseconds,
                     "ruleset": ruleset,
+                    **({} if ended is None else {"ended": ended}),
                 },
                 option=orjson.OPT_APPEND_NEWLINE,
             )
         else:
-            fields = (
+            fields: tuple[tuple[str, object], ...] = (
                 ("request_id", request_id),
                 ("duration_ms", milliseconds),
                 ("ruleset", ruleset),
             )
+            if ended is not None:
+                fields += (("ended", ended),)
             stamp = self._clock.local(now)
             text = plain_line(stamp, os.getpid(), "INFO", ACCESS.name, message, fields)
             line = (text + "\n").encode("utf-8", "backslashreplace")

@@ -1,13 +1,14 @@
 """A soak: the realistic mix of loadtest.py while hostile clients attack the same server.
 
-Run ``.venv/bin/python benchmarks/load/soak.py`` (about 45 s; needs Debian's ``redis-server``:
+Run ``.venv/bin/python benchmarks/load/soak.py`` (about a minute; needs Debian's ``redis-server``:
 the run starts a throwaway one of its own on a free port). Everything stays on 127.0.0.1 and
 stops by itself.
 
-One gunicorn with the shipped ``deploy/gunicorn.conf.py`` and its defaults (worker class and
-count are not set: what ``make run``, the image and the manifests get), set up as loadtest.py
-sets it (shared Redis cache, fixed state key, an API key, multiprocess metrics). For
-``--warmup`` + ``--duration`` seconds (3 + 30):
+``arbiter serve`` (as ``make run`` starts it: the shipped ``deploy/gunicorn.conf.py`` and its
+defaults), set up as loadtest.py sets it (shared Redis cache, fixed state key, API keys,
+multiprocess metrics), with plain-text logs on a pipe nobody reads during the run (issue 30),
+read and checked once it is over (no forged line, no control character). For ``--warmup`` +
+``--duration`` seconds (3 + 30):
 
 * **ordinary**: ``--clients`` processes run loadtest.py's clients (70 % validations by
   ``state_id``, 20 % archived replays, 10 % scores; every answer checked);
@@ -22,7 +23,11 @@ sets it (shared Redis cache, fixed state key, an API key, multiprocess metrics).
   of gzip holding a GiB of blank lines to ``/v1/scores/batch`` and read each answer (200 ending
   with ``Too many lines`` at line 10,001, or a 429 problem when the worker's batches are all
   taken); one process sends big batches and never reads their answers (each must be reset by
-  the server, ``ARBITER_SEND_TIMEOUT`` after its body is read).
+  the server, ``ARBITER_SEND_TIMEOUT`` after its body is read);
+* **issue 30** (benchmarks/load/attacks.py): unread answers (the Swagger bundle, ``steps``
+  replays), a greedy client trickling batches while an honest one batches, gzip bombs of
+  ``{}`` lines, ``%0A``/``%1B`` in paths, a forged Host on ``/docs``, and forwarded clients
+  behind a trusted proxy against a rate limit (a second, rate-limited ``arbiter serve``).
 
 Reported: the ordinary requests' count, rate, p50/p95/p99 and errors (the run exits 1 unless
 errors are 0), and per hostile request the statuses it got and whether they were the expected
@@ -39,14 +44,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
+import re
 import secrets
 import selectors
+import signal
 import socket
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +69,7 @@ if str(ROOT) not in sys.path:
 
 from arbiter.simulate import random_log  # noqa: E402
 from benchmarks import harness  # noqa: E402
+from benchmarks.load import attacks  # noqa: E402
 from benchmarks.load.loadtest import (  # noqa: E402
     API_KEY,
     ARCHIVE_REPLAY,
@@ -74,6 +86,10 @@ from devtools.gunicorn_support import HOST, dechunked  # noqa: E402
 from devtools.redis_server import running  # noqa: E402
 
 SLOW_HEADS, SHORT_BODIES = 30, 10
+#: What the answer to a hostile request must be, from its status and head.
+Check = Callable[[int | None, str], bool]
+#: The rate limit of the forwarded-clients server (per client a minute).
+FORWARDED_BUDGET = 10
 
 
 # --- hostile requests -------------------------------------------------------------------------
@@ -99,8 +115,18 @@ def _chunked(body: bytes) -> bytes:
     return head + b"".join(parts) + b"0\r\n\r\n"
 
 
-def hostile_requests() -> dict[str, tuple[bytes, int]]:
-    """The requests of issue 12's findings, as raw bytes, and the status each must get."""
+def _problem(*statuses: int) -> Check:
+    return lambda status, head: status in statuses and "application/problem+json" in head
+
+
+def _relative_redirect(status: int | None, head: str) -> bool:
+    location = re.search(r"(?im)^location: *(.*)$", head)
+    return status in (301, 308) and location is not None and location.group(1).startswith("/")
+
+
+def hostile_requests() -> dict[str, tuple[bytes, Check]]:
+    """The requests of issue 12's findings and issue 30's ({} bombs, control characters in a
+    path, a forged Host), as raw bytes, and what their answer must be."""
     import random
 
     log = random_log("tute-2p", random.Random(12))
@@ -111,33 +137,38 @@ def hostile_requests() -> dict[str, tuple[bytes, int]]:
     nan = text.replace(b'"seat":0', b'"seat":NaN', 1)
     nul = orjson.dumps({**log, "players": ["ana\x00", "bea"]})
     return {
-        "chunked 3 MiB body": (_chunked(b'{"pad":"' + b"x" * 3 * 1024 * 1024 + b'"}'), 413),
-        "111,000 unknown options": (_post(options), 422),
-        "gzip on /v1/replays": (_post(text, "Content-Encoding: gzip"), 415),
-        "5,000-digit seat": (_post(seat), 400),
-        "NaN seat": (_post(nan), 400),
-        "5 KB request line": (_head("GET /" + "a" * 5000 + " HTTP/1.1"), 414),
-        "100 KB Accept-Language": (_head("GET /healthz HTTP/1.1", "A: " + "e" * 100_000), 431),
-        "NUL in a name": (_post(nul), 422),
+        "chunked 3 MiB body": (_chunked(b'{"pad":"' + b"x" * 3 * 1024 * 1024 + b'"}'),
+                               _problem(413)),
+        "111,000 unknown options": (_post(options), _problem(422)),
+        "gzip on /v1/replays": (_post(text, "Content-Encoding: gzip"), _problem(415)),
+        "5,000-digit seat": (_post(seat), _problem(400)),
+        "NaN seat": (_post(nan), _problem(400)),
+        "5 KB request line": (_head("GET /" + "a" * 5000 + " HTTP/1.1"), _problem(414)),
+        "100 KB Accept-Language": (_head("GET /healthz HTTP/1.1", "A: " + "e" * 100_000),
+                                   _problem(431)),
+        "NUL in a name": (_post(nul), _problem(422)),
         "negative Content-Length": (
             _head("POST /v1/replays HTTP/1.1", "Content-Length: -5"),
-            400,
+            _problem(400),
         ),
-        "150,000 empty deals": (_post(deals), 422),
+        "150,000 empty deals": (_post(deals), _problem(422)),
+        # issue 30: one problem for the bomb (429 when this client's batch slot is taken)
+        "gzip 10,000 {} lines": (attacks.empty_objects_bomb(API_KEY), _problem(413, 429)),
+        "%0A %1B in a path": (_head(f"GET {attacks.FORGING_PATH} HTTP/1.1"), _problem(404)),
+        "forged Host on /docs": (attacks.forged_host(), _relative_redirect),
     }
 
 
-def _status_of(data: bytes, sock: socket.socket) -> tuple[int | None, bool]:
-    """Sends ``data`` and reads the answer's status and whether it is problem+json."""
+def _status_of(data: bytes, sock: socket.socket) -> tuple[int | None, str]:
+    """Sends ``data`` and reads the answer's status and head."""
     sock.sendall(data)
     got = b""
     while b"\r\n\r\n" not in got:
         chunk = sock.recv(65536)
         if not chunk:
-            return None, False
+            return None, ""
         got += chunk
-    head = got.partition(b"\r\n\r\n")[0].decode("latin-1")
-    return int(head.split()[1]), "application/problem+json" in head
+    return attacks.parse_status(got)
 
 
 def bad_main(index: int, port: int, rate: float, end_at: float, results: Any) -> None:
@@ -150,13 +181,13 @@ def bad_main(index: int, port: int, rate: float, end_at: float, results: Any) ->
     while time.time() < end_at:
         time.sleep(max(0.0, due - time.time()))
         due += 1.0 / rate
-        name, (data, expected) = cases[turn % len(cases)]
+        name, (data, check) = cases[turn % len(cases)]
         turn += 1
         try:
             with socket.create_connection((HOST, port), timeout=15) as sock:
-                status, problem = _status_of(data, sock)
-            label = f"{status}" + (" problem" if problem else "")
-            ok = status == expected and problem
+                status, head = _status_of(data, sock)
+            label = f"{status}" + (" problem" if "application/problem+json" in head else "")
+            ok = check(status, head)
         except OSError as err:
             label, ok = type(err).__name__, False
         got[name][("ok " if ok else "UNEXPECTED ") + label] += 1
@@ -250,6 +281,8 @@ def blank_outcome(data: bytes) -> str:
     status = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
     if status == 429 and b"application/problem+json" in head:
         return "ok 429 problem"
+    if status == 413 and b"application/problem+json" in head and b"MAX_RATIO" in rest:
+        return "ok 413 ratio problem"  # issue 30: refused before a line is scored
     body, complete = dechunked(rest) if status == 200 else (b"", False)
     if complete and body:
         last = orjson.loads(body.splitlines()[-1])
@@ -311,21 +344,109 @@ def silent_batches_main(port: int, end_at: float, results: Any) -> None:
 # --- the run ------------------------------------------------------------------------------------
 
 
-def start_server(redis_url: str, workdir: Path) -> gunicorn_support.Gunicorn:
+def server_environment(redis_url: str, workdir: Path, **changes: str) -> dict[str, str]:
     metrics_dir = workdir / "prometheus"
     metrics_dir.mkdir()
+    settings = {
+        "REDIS_URL": redis_url,
+        "ARBITER_STATE_KEY": secrets.token_hex(32),
+        "ARBITER_API_KEYS": API_KEY,
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+        "ARBITER_LOG_LEVEL": "info",  # as loadtest.py: access lines
+    }
+    return gunicorn_support.environment(
+        ("ARBITER_", "REDIS_", "PROMETHEUS_", "GUNICORN_"), **{**settings, **changes}
+    )
+
+
+READY = gunicorn_support.answers("/healthz", headers={"X-API-Key": API_KEY})
+
+
+def start_server(redis_url: str, workdir: Path) -> gunicorn_support.Gunicorn:
+    """The server of ``--compare``: JSON logs to a file."""
+    env = server_environment(redis_url, workdir)
+    return gunicorn_support.start(
+        workdir / "gunicorn.err", env, READY, capture_stdout=False, attempts=3
+    )
+
+
+class UnreadLog:
+    """``arbiter serve`` (as ``make run`` starts it) whose standard output and error are a
+    pipe nobody reads during the run (issue 30, finding 2): filled to the brim once the server
+    is up, read only once the run is over, while the server stops."""
+
+    def __init__(self, env: dict[str, str], workdir: Path) -> None:
+        self.read_end, write_end = os.pipe()
+        # our own end, to fill the pipe: opened anew, so that its O_NONBLOCK is not the server's
+        self.probe = os.open(f"/proc/self/fd/{write_end}", os.O_WRONLY | os.O_NONBLOCK)
+        port = gunicorn_support.free_port()
+        argv = [sys.executable, "-m", "arbiter.cli", "serve", "--host", HOST, "--port", str(port)]
+        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=write_end, stderr=write_end)
+        os.close(write_end)
+        log = workdir / "server.log"  # what the pipe held, once read
+        log.touch()
+        self.server = gunicorn_support.Gunicorn(port, process, log)
+        try:
+            gunicorn_support.wait_ready(self.server, READY, "arbiter serve")
+        except BaseException:
+            self.stop()
+            raise
+        self.filled = self.fill()
+
+    def fill(self) -> int:
+        """Newlines (no line of the log) into what room the pipe has left; how many."""
+        written = 0
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                written += os.write(self.probe, b"\n")
+        return written
+
+    def stop(self) -> int:
+        """SIGTERM while the pipe is read to its end (SIGKILL after 60 s); the exit status."""
+        os.close(self.probe)
+        chunks: list[bytes] = []
+
+        def read() -> None:
+            while chunk := os.read(self.read_end, 1 << 16):
+                chunks.append(chunk)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        process = self.server.process
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        try:
+            status = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            status = process.wait(timeout=10)
+        reader.join(30)
+        os.close(self.read_end)
+        self.server.log.write_bytes(b"".join(chunks))
+        return status
+
+
+def main_server_env(redis_url: str, workdir: Path) -> dict[str, str]:
+    """The soak's server: plain-text logs, gunicorn's access lines too (ARBITER_ACCESS_LOG=-),
+    the keys of the two batch clients, a batch slot a worker for each of the three clients
+    that batch (the bombers, the greedy one, the honest one: each may hold one a worker)."""
+    keys = ",".join((API_KEY, attacks.GREEDY_KEY, attacks.HONEST_KEY))
+    return server_environment(redis_url, workdir, ARBITER_API_KEYS=keys, ARBITER_LOG_JSON="false",
+                              ARBITER_ACCESS_LOG="-", ARBITER_BATCH_CONCURRENCY="3")  # fmt: skip
+
+
+def start_forwarded_server(workdir: Path) -> gunicorn_support.Gunicorn:
+    """``arbiter serve --workers 2`` behind a proxy on 127.0.0.1, FORWARDED_BUDGET requests a
+    minute per client, no key and no Redis: the workers share the host's budget file."""
     env = gunicorn_support.environment(
         ("ARBITER_", "REDIS_", "PROMETHEUS_", "GUNICORN_"),
-        REDIS_URL=redis_url,
-        ARBITER_STATE_KEY=secrets.token_hex(32),
-        ARBITER_API_KEYS=API_KEY,
-        PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
-        ARBITER_LOG_LEVEL="info",  # as loadtest.py: JSON access lines, to a file
+        ARBITER_WORKERS="2",
+        ARBITER_RATE_LIMIT=f"{FORWARDED_BUDGET}/minute",
+        ARBITER_FORWARDED_ALLOW_IPS="127.0.0.1",
+        ARBITER_LOG_LEVEL="warning",
     )
-    ready = gunicorn_support.answers("/healthz", headers={"X-API-Key": API_KEY})
-    return gunicorn_support.start(
-        workdir / "gunicorn.err", env, ready, capture_stdout=False, attempts=3
-    )
+    ready = gunicorn_support.answers("/healthz", workers=2)
+    return gunicorn_support.start(workdir / "forwarded.log", env, ready, serve=True, attempts=3)
 
 
 def worker_class(server: gunicorn_support.Gunicorn) -> str:
@@ -333,26 +454,37 @@ def worker_class(server: gunicorn_support.Gunicorn) -> str:
     return server.output().split("Using worker: ", 1)[-1].split()[0].rstrip('"}')
 
 
+def spawn_hostile(clients: Clients, args: argparse.Namespace, port: int, limited: int) -> None:
+    """The hostile mix against ``port`` (and the rate-limited server on ``limited``)."""
+    end_at = clients.end_at
+    clients.spawn(slow_main, port, end_at, clients.queue)
+    for index in range(args.attackers):
+        clients.spawn(bad_main, index, port, args.rate, end_at, clients.queue)
+    for _ in range(args.batch_attackers):
+        clients.spawn(blank_batches_main, port, end_at, clients.queue, args.batch_rate)
+    clients.spawn(silent_batches_main, port, end_at, clients.queue)
+    clients.spawn(attacks.unread_main, port, API_KEY, args.unread, 25.0, end_at, clients.queue)
+    clients.spawn(attacks.greedy_main, port, end_at, clients.queue)
+    clients.spawn(attacks.honest_batches_main, port, end_at, clients.queue)
+    clients.spawn(attacks.forwarded_main, limited, FORWARDED_BUDGET, end_at, clients.queue)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     workloads = make_workloads(args.clients, args.archives, args.games, args.seed)
     report: dict[str, Any] = {"machine": machine(), "params": vars(args)}
     with tempfile.TemporaryDirectory(prefix="arbiter-soak-") as tmp, running() as redis:
-        server = start_server(redis.url, Path(tmp))
-        report["worker"] = worker_class(server)
-        clients = Clients.start(1.0, args.warmup, args.duration)
-        processes = clients.processes
+        workdir = Path(tmp)
+        served = UnreadLog(main_server_env(redis.url, workdir), workdir)
+        server = served.server
+        processes: list[Any] = []
+        limited = None
         try:
+            limited = start_forwarded_server(workdir) if args.hostile else None
+            clients = Clients.start(1.0, args.warmup, args.duration)
+            processes = clients.processes
             clients.table_clients(workloads, server.port, args.seed)
-            if args.hostile:
-                clients.spawn(slow_main, server.port, clients.end_at, clients.queue)
-                for index in range(args.attackers):
-                    clients.spawn(
-                        bad_main, index, server.port, args.rate, clients.end_at, clients.queue
-                    )
-                for _ in range(args.batch_attackers):
-                    clients.spawn(blank_batches_main, server.port, clients.end_at, clients.queue,
-                                  args.batch_rate)  # fmt: skip
-                clients.spawn(silent_batches_main, server.port, clients.end_at, clients.queue)
+            if limited is not None:
+                spawn_hostile(clients, args, server.port, limited.port)
             reports = clients.reports(clients.end_at + 60)
             status, data = _get(server.port, "/metrics")
             events = (
@@ -364,7 +496,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 process.join(timeout=5)
                 if process.is_alive():
                     process.terminate()
-            report["gunicorn_exit"] = gunicorn_support.stop(server)
+            report["gunicorn_exit"] = served.stop()
+            if limited is not None:
+                report["forwarded_exit"] = gunicorn_support.stop(limited)
+        report["worker"] = worker_class(server)
+        report["log"] = {"pipe filled with": served.filled,
+                         **attacks.plain_log_faults(server.log.read_bytes())}  # fmt: skip
     report["ordinary"] = ordinary(reports, args.clients, args.duration)
     report["slow"] = (
         next((r for r in reports if r.get("kind") == "slow"), None) if args.hostile else None
@@ -513,7 +650,9 @@ def print_report(report: dict[str, Any], args: argparse.Namespace) -> None:
     for name, got in report["bad"].items():
         print(f"  {name:<26} " + ", ".join(f"{k}: {v}" for k, v in sorted(got.items())))
     print(f"state cache events (all traffic): {report.get('cache_events')}")
-    print(f"gunicorn exit {report['gunicorn_exit']}")
+    print(f"log pipe, unread during the run, read after it: {report['log']}")
+    print(f"gunicorn exit {report['gunicorn_exit']}, forwarded server's exit "
+          f"{report.get('forwarded_exit')}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -527,6 +666,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes posting blank-line gzip batches")  # fmt: skip
     parser.add_argument("--batch-rate", type=float, default=0.0,
                         help="blank-line batches/s per process (0: one after another)")  # fmt: skip
+    parser.add_argument("--unread", type=int, default=20,
+                        help="unread bundle GETs (and steps replays) held at once")  # fmt: skip
     parser.add_argument("--compare", type=int, default=0, metavar="ROUNDS",
                         help="quiet against batch-attacked rounds, interleaved")  # fmt: skip
     parser.add_argument("--no-hostile", dest="hostile", action="store_false",
@@ -559,7 +700,10 @@ def main(argv: list[str] | None = None) -> int:
     bad_answers = sum(
         n for got in report["bad"].values() for k, n in got.items() if k.startswith("UNEXPECTED")
     )
-    return 1 if report["ordinary"]["errors"] or bad_answers or report["gunicorn_exit"] else 0
+    log = report["log"]
+    forged = log["not stamped"] + log["control characters"]
+    failed = report["ordinary"]["errors"] or bad_answers or forged
+    return 1 if failed or report["gunicorn_exit"] or report.get("forwarded_exit") else 0
 
 
 if __name__ == "__main__":
