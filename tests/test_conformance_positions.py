@@ -22,7 +22,7 @@ from arbiter.conformance.kit.dealing import TUTE_RATE, deal_of, setting_of
 from arbiter.conformance.kit.engines import Reply
 from arbiter.conformance.kit.grading import Grade, judge
 from arbiter.conformance.kit.positions import position_json, position_of
-from arbiter.conformance.kit.protocol import PROTOCOL_VERSION, Ask
+from arbiter.conformance.kit.protocol import PROTOCOL_VERSION, Ask, Vector
 from arbiter.conformance.kit.referee_answers import verdict_answer
 from arbiter.conformance.kit.sampling import candidates, legal_answer
 from arbiter.conformance.kit.vector_files import PUBLISHED, load
@@ -205,3 +205,31 @@ def test_the_documentations_adapters_answer_from_the_position_alone() -> None:
         ["tute-2p", "tute-4p"],
     )
     assert set(grades) == {Grade.PASS} and grades[Grade.PASS] > 150
+
+
+#: The facts an adapter needs that a log would otherwise give (issue 27, item 6).
+NEEDED = {"strict", "last_winner", "tricks", "captured", "decided", "outcome", "cantes_this_lead"}
+
+
+def test_every_question_carries_the_facts_an_adapter_needs() -> None:
+    """Protocol 2 and 3: the trick's suit led and winning card, each trick's winner, points and
+    draws, the captured cards, the pairs' sides, what decided the deal — never to be worked
+    out from the log."""
+    seen: Counter[str] = Counter()
+    for log, position in positions(10, 5):
+        vector = Vector("v", log["ruleset"], "r", Ask.LEGAL_MOVES, log, {"legal_moves": None})
+        for protocol in (2, 3):
+            found = question_of(vector, protocol)["position"]
+            assert found is not None and set(found) >= NEEDED
+            trick, tricks = found["trick"], found["tricks"]
+            assert {"led", "winning"} <= set(trick) and len(tricks) == trick["number"]
+            assert (trick["winning"] is None) == (not trick["plays"])
+            for done in tricks:
+                assert {"leader", "plays", "winner", "points", "draws"} <= set(done)
+                seen["draws"] += bool(done["draws"])
+            assert len(found["captured"]) == len(found["players"])
+            assert ("sides" in found) == (found["ruleset"] == "tute-4p")
+            seen["decided"] += found["decided"] is not None
+            seen["winning"] += trick["winning"] is not None
+        assert position.deal.trick_no == found["trick"]["number"]
+    assert min(seen[k] for k in ("draws", "decided", "winning")) > 0, seen
