@@ -5,8 +5,8 @@
 
 One question per line on standard input, one answer per line on standard output. The first asks
 what the engine does (its capabilities: the kit asks and grades only that); the others carry the
-position their log leads to: an engine answers from it alone, without replaying the log. The calls marked ENGINE are where yours goes; here they are this project's
-engine, set to the position.
+position their log leads to, every fact an engine needs (tricks, draws, the winning card...):
+it answers from it alone. The calls marked ENGINE are where yours goes; here, this project's.
 """
 
 import json
@@ -16,7 +16,6 @@ from typing import Any
 import arbiter
 from arbiter.conformance import Judge, position_of_log, refusal, replay_fields
 from arbiter.engine.errors import ArbiterError
-
 
 # ENGINE: what your engine does (docs/conformance.md, "Capabilities"); this one does it all
 CAPABILITIES = {"rulesets": ["tute-2p", "tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde"],
@@ -55,8 +54,11 @@ def answer(question: dict[str, Any]) -> dict[str, Any]:
             return {"capabilities": CAPABILITIES}
         if question["ask"] == "replay":
             return replay(question["log"])
-        # protocol 1 carries no position, nor does a log the referee refuses: read the log
-        position = question.get("position") or position_of_log(question["log"])
+        if "position" not in question:  # protocol 1 carries none: only then read the log
+            question["position"] = position_of_log(question["log"])
+        position = question["position"]
+        if position is None:  # the referee refuses the log: so does the engine
+            return {"error": {"status": 422}}
         if question["ask"] == "legal_moves":
             return {"legal_moves": legal_moves(position)}
         return verdict(position, question["move"])

@@ -2,11 +2,13 @@
 
 The engine is the tests' reference referee (tests/reference.py), written apart from arbiter: its
 ``Position`` knows the rules (correct plays, illegal codes, declarations) and its ``outcome`` who
-wins a deal. This adapter never replays a log for a move: it sets the reference's position from
-the question's ``position`` (protocol 2), asks it, and works out the outcome of the deal's last
-card itself. A question without a position (protocol 1, or a log the referee refuses) is
-``unsupported``: this engine does not read logs move by move. Whole logs (``replay``) it
-adjudicates with the reference's own replay.
+wins a deal. This adapter never reads the log for a move: it sets the reference's position from
+the question's ``position`` (protocol 2) — the tricks with their winners, who is to act, whether
+play is strict, the card winning the trick on the table, the cantes with their tricks, what
+decided the deal — and works out only what the move itself changes (the last trick's winner and
+points, and so the outcome). A question without a position (protocol 1, or a log the referee
+refuses) is ``unsupported``: this engine does not read logs move by move. Whole logs
+(``replay``) it adjudicates with the reference's own replay.
 
     arbiter conformance check --cmd "python -m tests.conformance_position"
     arbiter conformance play --cmd "python -m tests.conformance_position"
@@ -30,16 +32,29 @@ class Table(engine.Position):
         self.opts = engine.options(position)
         self.mano = position["mano"]
         self.hands = [{engine.card(c) for c in hand} for hand in position["hands"]]
-        trick = position["trick"]
-        self.trick = [(p["seat"], engine.card(p["card"])) for p in trick["plays"]]
-        # the engine reads who won the last trick (who leads now) from its list of tricks
-        done = trick["number"]
-        self.tricks = [(-1, [], -1)] * (done - 1) + [(-1, [], trick["leader"])] if done else []
+        self.trick = [(p["seat"], engine.card(p["card"])) for p in position["trick"]["plays"]]
+        self.tricks = [(t["leader"], [(p["seat"], engine.card(p["card"])) for p in t["plays"]],
+                        t["winner"]) for t in position["tricks"]]  # fmt: skip
         self.cantes = [(c["seat"], c["suit"], c["points"], c["trick"]) for c in position["cantes"]]
         self.trump = position["trump"]
         self.stock_left = position.get("stock_left", 0)
         self.over = position["over"] or position["match"]["over"]
         self.position = position
+
+    # what the position says, read rather than worked out again
+    @property
+    def strict(self) -> bool:
+        strict: bool = self.position["strict"]
+        return strict
+
+    def turn(self) -> int:
+        seat: int = self.position["turn"]
+        return seat
+
+    def relieved(self, seat: int) -> bool:
+        winning = self.position["trick"]["winning"]
+        relief = self.name == engine.PAIRS and self.opts["partner_relief"]
+        return relief and winning is not None and winning["seat"] == engine.partner(seat)
 
     def legal_moves(self) -> list[dict[str, Any]] | None:
         if self.over:
@@ -83,29 +98,33 @@ class Table(engine.Position):
             totals[last] += engine.trick_points(plays) + engine.LAST_TRICK
             if self.name in engine.CALLS:
                 for i, _ in enumerate(engine.calls(plays, self.opts["call_ranks"])):
-                    totals[last] += 40 if not self.cantes and i == 0 else 20
-        first = position["renuncios"][0] if position["renuncios"] else None
-        decisive = ("renuncio", first["seat"]) if first else None
+                    totals[last] += 40 if position["calls"] == 0 and i == 0 else 20
+        decided = position["decided"]  # its first renuncio (a tute ends the deal at once)
+        decisive = (decided["kind"], decided["seat"]) if decided else None
         if decisive is None and (renuncio or kind == "tute"):
             decisive = ("renuncio" if renuncio else "tute", seat)
         return engine.outcome(self.name, self.n, self.opts, totals, won, last, decisive)
 
 
 def answer(question: dict[str, Any]) -> dict[str, Any]:
-    position, log = question.get("position"), question["log"]
-    if log.get("notation", "spanish") != "spanish":
+    if question["ask"] == "replay":  # a whole log to adjudicate: the only question of a log
+        return replay(question["log"])
+    position = question.get("position")
+    if position is None or position["notation"] != "spanish":
         return {"unsupported": True}  # the engine reads Spanish codes only
-    if question["ask"] == "replay":
-        try:
-            return {"replay": engine.replay(log)}
-        except Exception as err:  # the engine cannot replay it: a refusal
-            return {"error": {"status": 422, "detail": repr(err)}}
-    if position is None:
-        return {"unsupported": True}
     table = Table(position)
     if question["ask"] == "legal_moves":
         return {"legal_moves": table.legal_moves()}
     return table.verdict(question["move"])
+
+
+def replay(log: dict[str, Any]) -> dict[str, Any]:
+    if log.get("notation", "spanish") != "spanish":
+        return {"unsupported": True}
+    try:
+        return {"replay": engine.replay(log)}
+    except Exception as err:  # the engine cannot replay it: a refusal
+        return {"error": {"status": 422, "detail": repr(err)}}
 
 
 if __name__ == "__main__":

@@ -310,12 +310,8 @@ def test_the_published_set_shows_each_bug_under_its_cause_only(
     monkeypatch.chdir(ROOT)
     engine = " ".join([TABLE, "--break", bug, *extra])
     status, report = run(tmp_path, "check", "--cmd", engine)
-    causes = set(report["smallest_failures"])
-    if bug == "free-discard":  # no published vector a blocking table reaches shows it
-        assert status == 0 and causes == set()
-    else:
-        assert status == 1 and causes == {cause}
-        assert {f["cause"] for f in report["failures"]} == {cause}
+    assert status == 1 and set(report["smallest_failures"]) == {cause}
+    assert {f["cause"] for f in report["failures"]} == {cause}
 
 
 @pytest.mark.slow

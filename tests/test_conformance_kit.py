@@ -7,6 +7,7 @@ The coverage table (rules by rulesets) is derived here from the engine's enums a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -452,6 +453,33 @@ def test_the_trumped_trick_of_the_issue_is_that_situation() -> None:
     move = move_of(Situation.TRUMPED_SPLIT, spot)
     assert move is not None and move.to_json("spanish")["card"] == "5O"
     assert arbiter.validate(log, move.to_json("spanish")).to_dict()["verdict"] == "ok"
+
+
+def test_a_trump_still_due_when_none_beats_the_tricks_is_that_situation() -> None:
+    """Trump espadas, trick 2O 3E, the follower (void in oros) holds 4E 12E and copas, the ace
+    of espadas is elsewhere: no trump beats the three, a trump is still due, and the verdict
+    that shows it is on a discard (the renuncio a table with a free discard allows). Not in a
+    deal that holds a renuncio: a table that blocks them never gets there."""
+    table = Table("tute-4p", 4)
+    fixed = {0: ["2O"], 1: ["3E"], 2: ["4E", "12E", "1C"], 3: ["1E"]}
+    deal = hand_built.shaped(
+        table,
+        random.Random(1),
+        {seat: [parse_card(c) for c in cards] for seat, cards in fixed.items()},
+        void={1: [Suit.OROS], 2: [Suit.OROS]},
+        trump_suit=Suit.ESPADAS,
+    )
+    assert deal is not None
+    plays = [{"type": "play", "seat": s, "card": c} for s, c in enumerate(["2O", "3E"])]
+    log = hand_built.log_of(table, [{**deal, "events": plays}])
+    spot = spots(log)[-1]
+    assert Situation.CANNOT_OVERTRUMP in situations_of(log)
+    move = move_of(Situation.CANNOT_OVERTRUMP, spot)
+    assert move is not None and move.to_json("spanish")["card"][-1] != "E"
+    said = arbiter.validate(log, move.to_json("spanish")).to_dict()
+    assert (said["verdict"], said["obligation"]) == ("renuncio", "fallar")
+    careless = dataclasses.replace(spot, renuncio_tricks=frozenset({0}))
+    assert not HOLDS[Situation.CANNOT_OVERTRUMP](careless, RULESETS["tute-4p"], Options())
 
 
 def test_a_partners_earlier_cante_is_covered(published: list[Vector]) -> None:

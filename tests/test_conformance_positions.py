@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -15,10 +16,16 @@ import yaml
 
 from arbiter.api.schemas import ConformancePositionSchema
 from arbiter.conformance import Judge, position_of_log
+from arbiter.conformance.kit.capabilities import Capabilities
+from arbiter.conformance.kit.checker import left_out_because, question_of
 from arbiter.conformance.kit.dealing import TUTE_RATE, deal_of, setting_of
+from arbiter.conformance.kit.engines import Reply
+from arbiter.conformance.kit.grading import Grade, judge
 from arbiter.conformance.kit.positions import position_json, position_of
+from arbiter.conformance.kit.protocol import PROTOCOL_VERSION, Ask, Vector
 from arbiter.conformance.kit.referee_answers import verdict_answer
 from arbiter.conformance.kit.sampling import candidates, legal_answer
+from arbiter.conformance.kit.vector_files import PUBLISHED, load
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import first_dealer, parse_deal
 from arbiter.engine.position import Position
@@ -26,6 +33,7 @@ from arbiter.engine.rulesets import RULESETS
 from arbiter.engine.setup import next_dealer
 from arbiter.service import LIBRARY
 from arbiter.simulate import choose_move
+from tests import conformance_blocking, conformance_position
 from tests.api_support import ROOT
 
 #: What the question's position adds to the step of the deal.
@@ -149,3 +157,79 @@ def test_no_position_for_a_log_refused_or_stopped_by_an_illegal_event() -> None:
     with pytest.raises(ArbiterError) as stopped:
         position_of_log(invalid)
     assert stopped.value.pointer == "/deals/0/events/0"
+
+
+def _asked_without_the_log(
+    answer: Callable[[dict[str, Any]], dict[str, Any]], caps: Capabilities, rulesets: list[str]
+) -> Counter[Grade]:
+    """Each published vector of ``rulesets`` that an engine of ``caps`` is asked (a move or the
+    legal moves, at a position), put to ``answer`` with the question's ``log`` taken out: the
+    grades of its answers."""
+    grades: Counter[Grade] = Counter()
+    for vector in load(PUBLISHED, rulesets):
+        if vector.ask is Ask.REPLAY or left_out_because(vector, caps) is not None:
+            continue
+        question = question_of(vector, PROTOCOL_VERSION)
+        if question["position"] is None:
+            continue
+        del question["log"]  # an engine that read it would fail here
+        grades[judge(vector, Reply(answer=answer(question)), caps).grade] += 1
+    return grades
+
+
+def _template() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The shipped template's ``answer`` (its definitions, without its loop on stdin)."""
+    source = (ROOT / "conformance" / "adapter.py").read_text().split("for line in sys.stdin")[0]
+    namespace: dict[str, Any] = {}
+    exec(source, namespace)
+    answer: Callable[[dict[str, Any]], dict[str, Any]] = namespace["answer"]
+    return answer
+
+
+@pytest.mark.slow
+def test_the_documentations_adapters_answer_from_the_position_alone() -> None:
+    """The template, the third-party adapter and the blocking table of docs/conformance.md read
+    no log: with it taken out of every question, every vector they are asked passes (the
+    position adapter leaves out only the French logs)."""
+    every = Capabilities()
+    grades = _asked_without_the_log(_template(), every, list(RULESETS))
+    assert set(grades) == {Grade.PASS} and grades[Grade.PASS] > 1200, grades
+    grades = _asked_without_the_log(conformance_position.answer, every, list(RULESETS))
+    assert grades[Grade.FAIL] == 0 and grades[Grade.PASS] > 1200, grades
+    blocking = Capabilities().with_values(
+        conformance_blocking.capabilities("automatic", outcomes=False)
+    )
+    grades = _asked_without_the_log(
+        lambda q: conformance_blocking.answer(q, blocking.to_json()),
+        blocking,
+        ["tute-2p", "tute-4p"],
+    )
+    assert set(grades) == {Grade.PASS} and grades[Grade.PASS] > 150
+
+
+#: The facts an adapter needs that a log would otherwise give (issue 27, item 6).
+NEEDED = {"strict", "last_winner", "tricks", "captured", "decided", "outcome", "cantes_this_lead"}
+
+
+def test_every_question_carries_the_facts_an_adapter_needs() -> None:
+    """Protocol 2 and 3: the trick's suit led and winning card, each trick's winner, points and
+    draws, the captured cards, the pairs' sides, what decided the deal — never to be worked
+    out from the log."""
+    seen: Counter[str] = Counter()
+    for log, position in positions(10, 5):
+        vector = Vector("v", log["ruleset"], "r", Ask.LEGAL_MOVES, log, {"legal_moves": None})
+        for protocol in (2, 3):
+            found = question_of(vector, protocol)["position"]
+            assert found is not None and set(found) >= NEEDED
+            trick, tricks = found["trick"], found["tricks"]
+            assert {"led", "winning"} <= set(trick) and len(tricks) == trick["number"]
+            assert (trick["winning"] is None) == (not trick["plays"])
+            for done in tricks:
+                assert {"leader", "plays", "winner", "points", "draws"} <= set(done)
+                seen["draws"] += bool(done["draws"])
+            assert len(found["captured"]) == len(found["players"])
+            assert ("sides" in found) == (found["ruleset"] == "tute-4p")
+            seen["decided"] += found["decided"] is not None
+            seen["winning"] += trick["winning"] is not None
+        assert position.deal.trick_no == found["trick"]["number"]
+    assert min(seen[k] for k in ("draws", "decided", "winning")) > 0, seen

@@ -63,6 +63,10 @@ class Situation(StrEnum):
     CANTE_AFTER_DRAW = "cante-after-draw"
     #: tute-2p: on lead with stock left, holding the two of trumps and not the seven
     TWO_OF_TRUMPS = "two-of-trumps"
+    #: a follower void in the suit led of a trick a trump wins, holding trumps that do not beat
+    #: it and a card of another suit: a trump is still due (trump_when_cannot_overtrump); in a
+    #: deal without renuncio, so that a table blocking them reaches it
+    CANNOT_OVERTRUMP = "cannot-overtrump"
 
 
 Holds = Callable[[Spot, Ruleset, Options], bool]
@@ -177,6 +181,19 @@ def _two_of_trumps(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
     )
 
 
+def _cannot_overtrump(spot: Spot, ruleset: Ruleset, options: Options) -> bool:
+    # in a deal without renuncio: a table that blocks them must reach it (free discard is a bug
+    # of such tables)
+    if spot.renuncio_tricks or not _following(spot) or not _trumped(spot):
+        return False
+    if spot.hand & SUIT_MASK[spot.led]:
+        return False
+    trumps = spot.hand & SUIT_MASK[spot.view.trump]
+    if not trumps or trumps == spot.hand or max(cards_of(trumps)) > spot.view.win_card:
+        return False  # no trump, nothing else to discard, or an overtrump (pisar) open
+    return spot.view.correct == trumps  # not relieved, and a trump still due
+
+
 HOLDS: Final[dict[Situation, Holds]] = {
     Situation.TRUMPED_SPLIT: _trumped_split,
     Situation.RELIEF_BY_TRUMP: _relief_by_trump,
@@ -190,6 +207,7 @@ HOLDS: Final[dict[Situation, Holds]] = {
     Situation.LAST_TRICK_RENUNCIO: _last_trick_renuncio,
     Situation.CANTE_AFTER_DRAW: _cante_after_draw,
     Situation.TWO_OF_TRUMPS: _two_of_trumps,
+    Situation.CANNOT_OVERTRUMP: _cannot_overtrump,
 }
 
 
@@ -212,6 +230,7 @@ ARISES: Final[dict[Situation, Callable[[Ruleset], bool]]] = {
     Situation.LAST_TRICK_RENUNCIO: lambda r: True,
     Situation.CANTE_AFTER_DRAW: lambda r: r.stock and _declared(r),
     Situation.TWO_OF_TRUMPS: lambda r: r.exchange,
+    Situation.CANNOT_OVERTRUMP: lambda r: max(r.players) >= 3,
 }
 #: Options a situation needs set (the others hold under the defaults).
 NEEDS: Final[dict[Situation, dict[str, Any]]] = {
@@ -253,6 +272,8 @@ def move_of(situation: Situation, spot: Spot) -> Move | None:
         return Move.sing(turn, suit)
     if situation is Situation.TWO_OF_TRUMPS:
         return Move.exchange(turn)
+    if situation is Situation.CANNOT_OVERTRUMP:  # a discard: the renuncio a free table allows
+        return Move.play(turn, display_order(hand & ~view.correct)[0])
     # a play: the lowest of the plays that are no renuncio (relief, contrafallar, the last trick)
     correct = display_order(view.correct)
     return Move.play(turn, correct[0]) if correct else None
