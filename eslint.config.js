@@ -11,6 +11,7 @@ import globals from "globals";
 export const PURE = [
   "catalogue",
   "deck",
+  "draft",
   "editorstate",
   "entry",
   "entrytext",

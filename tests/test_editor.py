@@ -656,3 +656,105 @@ def test_the_editor_asks_nothing_of_another_host(page: Page) -> None:
     answer = gunicorn_support.post_json(page.server.port, "/v1/replays", editor.log())
     assert answer.status == 200
     no_console_errors(page)
+
+
+# --- nothing is lost ------------------------------------------------------------------------------
+
+
+def events_shown(editor: Editor) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = editor.log()["deals"][-1]["events"]
+    return events
+
+
+def test_reload_back_forward_the_ruling_and_a_closed_tab_bring_the_entry_back(page: Page) -> None:
+    """Done when: a reload, Back and Forward, the ruling opened and left by Back, and the page
+    opened afresh (a tab closed) bring the entry back move for move. Back and Forward move
+    between the editor's own steps; the deals of this device are listed, to reopen or delete."""
+    source = load("tute-4p-renuncio.json")
+    log = {**source, "deals": [source["deals"][1]]}
+    deal = log["deals"][0]
+    page.viewport(PHONE)
+    editor = Editor(page, "es")
+    page.driver.get(f"{page.origin}/enter")
+    page.driver.execute_script("localStorage.clear()")
+    editor.at_table(log, deal)
+    for event in deal["events"][:12]:
+        editor.move(event)
+    entered = editor.log()
+    assert len(events_shown(editor)) == 12
+
+    def again() -> None:
+        page.until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+        editor.until_idle(0)
+
+    page.driver.refresh()
+    again()
+    assert editor.phase() == "play" and editor.log() == entered, "a reload"
+    page.driver.back()
+    editor.until_idle(0)
+    assert events_shown(editor) == deal["events"][:11], "Back: the step before"
+    page.driver.back()
+    editor.until_idle(0)
+    assert events_shown(editor) == deal["events"][:10]
+    page.driver.forward()
+    editor.until_idle(0)
+    page.driver.forward()
+    editor.until_idle(0)
+    assert editor.log() == entered, "Forward"
+    # an undo is a step too: Back undoes the undo
+    editor.tap('[data-action="undo"]')
+    assert len(events_shown(editor)) == 11
+    page.driver.back()
+    editor.until_idle(0)
+    assert editor.log() == entered
+    # the ruling, opened and left by Back: the same move
+    editor.driver.find_element(By.ID, "open-ruling").click()
+    page.until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+    page.wait_ruling(0)
+    page.driver.back()
+    again()
+    assert editor.phase() == "play" and editor.log() == entered, "back from the ruling"
+    # the tab closed: the page opened afresh lists the deal, and reopens it
+    page.open("?lang=es", path="/enter")
+    editor.until_idle(0)
+    listed = page.driver.find_elements(By.CSS_SELECTOR, "#drafts [data-draft]")
+    assert len(listed) == 1 and "ana" in listed[0].text, [d.text for d in listed]
+    assert UI["es"]["play.moves.other"].format(count=12) in listed[0].text
+    editor.tap("[data-draft-open]")
+    assert editor.phase() == "play" and editor.log() == entered, "reopened"
+    # a deal deleted is gone from the list
+    page.open("?lang=es", path="/enter")
+    editor.until_idle(0)
+    page.driver.find_element(By.CSS_SELECTOR, "[data-draft-delete]").click()
+    assert not page.driver.find_elements(By.CSS_SELECTOR, "#drafts [data-draft]")
+    page.open("?lang=es", path="/enter")
+    editor.until_idle(0)
+    assert not page.driver.find_elements(By.CSS_SELECTOR, "#drafts")
+    no_console_errors(page)
+
+
+def test_the_cards_half_entered_and_the_form_half_typed_survive_a_reload(page: Page) -> None:
+    log = first_deal(load("tute-3p.json"))
+    deal = log["deals"][0]
+    editor = Editor(page)
+    editor.open()
+    page.driver.find_element(By.ID, "player-0").send_keys("ana")
+    page.driver.refresh()
+    page.until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+    editor.until_idle(0)
+    assert page.driver.find_element(By.ID, "player-0").get_attribute("value") == "ana"
+    page.driver.find_element(By.ID, "player-0").clear()
+    editor.table(log, deal, "hands")
+    for code in deal["hands"][0][:5]:
+        editor.tap(f'[data-pick-card="{code}"]')
+    page.driver.refresh()
+    page.until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+    editor.until_idle(0)
+    assert editor.phase() == "cards"
+    given = page.driver.find_elements(By.CSS_SELECTOR, '[data-target="hand-0"] .slots .card')
+    assert [g.get_attribute("data-card") for g in given] == deal["hands"][0][:5]
+    page.driver.back()
+    editor.until_idle(0)
+    given = page.driver.find_elements(By.CSS_SELECTOR, '[data-target="hand-0"] .slots .card')
+    assert len(given) == 4, "Back: one card less"
+    no_console_errors(page)

@@ -305,6 +305,12 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.play.which_draw": "Which card did {name} draw (card {number} of the stock)?",
         "page.play.draw_unknown": "Not known",
         "page.play.cancel": "Cancel",
+        "page.drafts.heading": "Deals entered on this device",
+        "page.drafts.line": "{ruleset}: {names} — {cards}, {moves} (saved {saved})",
+        "page.drafts.cards.one": "{count} card",
+        "page.drafts.cards.other": "{count} cards",
+        "page.drafts.open": "Reopen",
+        "page.drafts.delete": "Delete",
         "page.export.heading": "The deal as a log",
         "page.export.hint": (
             "A log of docs/api.md: download it, copy it, or open the ruling, whose address "
@@ -655,6 +661,12 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.play.which_draw": "¿Qué carta robó {name} (la carta {number} del monte)?",
         "page.play.draw_unknown": "No se sabe",
         "page.play.cancel": "Cancelar",
+        "page.drafts.heading": "Manos anotadas en este dispositivo",
+        "page.drafts.line": "{ruleset}: {names} — {cards}, {moves} (guardada el {saved})",
+        "page.drafts.cards.one": "{count} carta",
+        "page.drafts.cards.other": "{count} cartas",
+        "page.drafts.open": "Reabrir",
+        "page.drafts.delete": "Borrar",
         "page.export.heading": "La mano como registro",
         "page.export.hint": (
             "Un registro de docs/api.md: descárgalo, cópialo o abre el arbitraje, cuya dirección "

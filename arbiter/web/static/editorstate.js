@@ -74,6 +74,8 @@ export class EditorState {
     this.check = null; // the unknown cards: null (none), "pending", checkUnknowns' or {error}
     this.asked = 0; // questions asked so far: the latest is the one whose answer counts
     this.waiting = 0; // the question the page waits for (0: none)
+    this.draftId = null; // the id this entry is kept under (draft.js), once something is entered
+    this.form = null; // the table form as typed so far, before it is done
   }
 
   // --- asking -----------------------------------------------------------------------------------

@@ -8,8 +8,18 @@
 // answers; this module draws its three steps (tableform.js, picker.js, table.js) and wires the
 // taps to it.
 
-import { byId, el } from "./dom.js";
-import { EditorState, StaleAnswer } from "./editorstate.js";
+import { button, byId, el } from "./dom.js";
+import {
+  Drafts,
+  draftSummary,
+  newDraftId,
+  readDraftFragment,
+  restoreInto,
+  sameDraft,
+  snapshotOf,
+  writeDraftFragment,
+} from "./draft.js";
+import { EditorState, StaleAnswer, headerOf } from "./editorstate.js";
 import { decodeLog, readFragment } from "./logcodec.js";
 import { renderPicker } from "./picker.js";
 import { problemLines } from "./rulingtext.js";
@@ -19,6 +29,7 @@ import { renderTableForm } from "./tableform.js";
 import {
   DATA,
   applyStaticWords,
+  counted,
   currentLang,
   onLangChange,
   t,
@@ -33,12 +44,27 @@ const CHECK_AFTER_MS = 400;
 const problemBox = (lines) =>
   el("div", { class: "problem", role: "alert" }, ...lines.map((line) => el("p", { text: line })));
 
+/** The browser's storage, or a stand-in that keeps nothing when the browser has none (a
+ *  private window may refuse it): the address still holds the draft. */
+function deviceStorage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return { getItem: () => null, setItem: () => {} };
+  }
+}
+
+/** This page's address holding `draft`. */
+const addressOf = (draft) => `${location.pathname}${location.search}${writeDraftFragment(draft)}`;
+
 class Editor {
-  constructor(root, state) {
+  constructor(root, state, drafts) {
     this.root = root;
     this.state = state;
+    this.drafts = drafts;
     this.renders = 0; // a test hook: how many times a step was drawn
     this.checkTimer = null;
+    this.kept = null; // the draft the address holds now
   }
 
   mark(phase) {
@@ -46,6 +72,43 @@ class Editor {
     this.renders += 1;
     this.root.dataset.phase = phase;
     this.root.dataset.render = String(this.renders);
+    this.keep();
+  }
+
+  /**
+   * Keep the work: the draft of the state in the address — a new history entry for each step,
+   * so Back and Forward move between the editor's steps (`replace`: the same entry, for the
+   * table form being typed) — and in the device's list of drafts.
+   */
+  keep({ replace = false } = {}) {
+    const { state } = this;
+    if (!state.entry && !state.form) return; // nothing entered yet
+    state.draftId ??= newDraftId();
+    const draft = snapshotOf(state);
+    if (sameDraft(draft, this.kept)) return;
+    const same = replace || this.kept?.id !== draft.id; // a new deal takes the blank form's place
+    history[same ? "replaceState" : "pushState"]({ draft }, "", addressOf(draft));
+    this.kept = draft;
+    this.drafts.save(draft);
+  }
+
+  /** Show the draft `draft` as it was kept (Back, Forward, a reload, a draft reopened). */
+  restore(draft) {
+    restoreInto(this.state, draft, headerOf);
+    this.kept = draft;
+    this.drafts.save({ ...draft, saved: Date.now() }); // the deal as shown is the deal kept
+    const { phase } = this.state;
+    if (phase === "play") return this.play(() => this.state.changed());
+    if (phase === "cards") this.showCards();
+    else this.showTable();
+    return Promise.resolve();
+  }
+
+  /** A new deal: the table form, as the page first shows it. */
+  fresh() {
+    this.state = new EditorState(this.state.data, this.state.words, this.state.service);
+    this.kept = null;
+    this.showTable();
   }
 
   /**
@@ -77,13 +140,64 @@ class Editor {
   // --- 1. the table -----------------------------------------------------------------------------
 
   showTable() {
-    this.root.replaceChildren(
-      renderTableForm(this.state.choice, (choice) => {
+    const form = renderTableForm(
+      this.state.form ?? this.state.choice,
+      (choice) => {
+        this.state.form = null;
         this.state.chooseTable(choice);
         this.showCards();
-      }),
+      },
+      (typed) => {
+        this.state.form = typed;
+        this.keep({ replace: true });
+      },
     );
+    this.root.replaceChildren(form, this.draftList());
     this.mark("table");
+  }
+
+  /** The deals entered on this device (newest first), to reopen or delete. */
+  draftList() {
+    const list = this.drafts.all().map(draftSummary);
+    if (!list.length) return "";
+    const when = (saved) =>
+      new Date(saved).toLocaleString(currentLang(), { dateStyle: "short", timeStyle: "short" });
+    const item = (draft) =>
+      el(
+        "li",
+        { "data-draft": draft.id },
+        el("span", {
+          text: t("drafts.line", {
+            ruleset: t(`ruleset.${draft.ruleset}`),
+            names: draft.names.filter(Boolean).join(", ") || "—",
+            cards: counted("drafts.cards", draft.cards),
+            moves: counted("play.moves", draft.moves),
+            saved: when(draft.saved),
+          }),
+        }),
+        " ",
+        button({ class: "secondary", "data-draft-open": draft.id }, t("drafts.open"), () =>
+          this.reopen(draft.id),
+        ),
+        " ",
+        button({ class: "secondary", "data-draft-delete": draft.id }, t("drafts.delete"), () => {
+          this.drafts.remove(draft.id);
+          byId("drafts")?.replaceWith(this.draftList());
+        }),
+      );
+    return el(
+      "section",
+      { class: "drafts", id: "drafts", "aria-labelledby": "drafts-heading" },
+      el("h2", { id: "drafts-heading", text: t("drafts.heading") }),
+      el("ul", {}, ...list.map(item)),
+    );
+  }
+
+  reopen(id) {
+    const draft = this.drafts.get(id);
+    if (!draft) return;
+    history.pushState({ draft }, "", addressOf(draft)); // a step of its own in the history
+    this.restore(draft);
   }
 
   /** The table's form with `lines` (a problem) above it. */
@@ -233,7 +347,22 @@ class Editor {
   }
 }
 
+/** The draft the address holds (history's copy first: the newest), or null. */
+function draftInAddress() {
+  if (history.state?.draft) return history.state.draft;
+  try {
+    return readDraftFragment(location.hash);
+  } catch {
+    return null;
+  }
+}
+
 function openFromLink(editor) {
+  const draft = draftInAddress();
+  if (draft) {
+    editor.restore(draft).catch((error) => editor.showPlayProblem(problemLines(words, error)));
+    return true;
+  }
   try {
     const found = readFragment(location.hash);
     if (!found) return false;
@@ -246,7 +375,16 @@ function openFromLink(editor) {
 }
 
 const service = new Service({ base: document.baseURI, lang: currentLang });
-const editor = new Editor(byId("editor"), new EditorState(DATA, words, service));
+const editor = new Editor(
+  byId("editor"),
+  new EditorState(DATA, words, service),
+  new Drafts(deviceStorage()),
+);
+window.addEventListener("popstate", () => {
+  const draft = draftInAddress();
+  if (draft) editor.restore(draft);
+  else if (!openFromLink(editor)) editor.fresh();
+});
 byId("key-form").addEventListener("submit", (event) => {
   event.preventDefault();
   service.setApiKey(byId("api-key").value.trim());

@@ -82,15 +82,20 @@ function readOption(form, name, spec) {
 
 /**
  * The table form. `choice` holds what was chosen so far ({ruleset, count, names, notation,
- * options, dealer, mode}); `onDone(choice)` gets the completed choice.
+ * options, dealer, mode}); `onDone(choice)` gets the completed choice; `onInput(choice)` what is
+ * chosen so far, after every change (the editor keeps it).
  */
-export function renderTableForm(choice, onDone) {
+export function renderTableForm(choice, onDone, onInput = () => {}) {
   const ruleset = DATA.rulesets[choice.ruleset];
   const counts = ruleset.players;
   const count = counts.includes(choice.count) ? choice.count : counts[0];
   const names = Array.from({ length: count }, (_, seat) => choice.names[seat] ?? "");
   const form = el("form", { class: "table-form", id: "table-form", novalidate: true });
-  const rerender = (patch) => form.replaceWith(renderTableForm({ ...read(), ...patch }, onDone));
+  const rerender = (patch) => {
+    const next = { ...read(), ...patch };
+    form.replaceWith(renderTableForm(next, onDone, onInput));
+    onInput(next);
+  };
   const read = () => ({
     ruleset: form.querySelector("#ruleset").value,
     count: Number(form.querySelector("#players-count")?.value ?? count),
@@ -254,6 +259,7 @@ export function renderTableForm(choice, onDone) {
       el("button", { type: "submit", id: "to-cards", text: t("table.next") }),
     ),
   );
+  form.addEventListener("input", () => onInput(read()));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const done = read();

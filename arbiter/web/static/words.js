@@ -56,7 +56,7 @@ function setLang(next) {
   applyStaticWords();
   const url = new URL(location.href);
   url.searchParams.set("lang", next);
-  history.replaceState(null, "", url.href);
+  history.replaceState(history.state, "", url.href); // what the page kept there stays
   for (const listener of listeners) listener(next);
 }
 
