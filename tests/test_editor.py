@@ -758,3 +758,77 @@ def test_the_cards_half_entered_and_the_form_half_typed_survive_a_reload(page: P
     given = page.driver.find_elements(By.CSS_SELECTOR, '[data-target="hand-0"] .slots .card')
     assert len(given) == 4, "Back: one card less"
     no_console_errors(page)
+
+
+# --- corrections keep the cards, or ask first -----------------------------------------------------
+
+
+def back_to_table(editor: Editor) -> None:
+    """From the play to the table's form, as an organiser goes: "change the cards", then back."""
+    editor.tap('[data-action="cards"]')
+    editor.tap('[data-action="back"]')
+    assert editor.phase() == "table"
+
+
+def test_a_name_or_dealer_corrected_keeps_the_cards_and_another_pack_asks_first(
+    page: Page,
+) -> None:
+    log = first_deal(load("tute-3p.json"))
+    deal = log["deals"][0]
+    editor = Editor(page, "es")
+    editor.at_table(log, deal)
+    for event in deal["events"][:5]:
+        editor.move(event)
+    entered = editor.log()
+    # a name corrected: every card and move kept
+    back_to_table(editor)
+    name = editor.driver.find_element(By.ID, "player-1")
+    name.clear()
+    name.send_keys("beatriz")
+    editor.tap("#to-cards")
+    assert not editor.driver.find_elements(By.ID, "change-notice")
+    editor.start()
+    corrected = editor.log()
+    assert corrected["players"] == ["ana", "beatriz", "carlos"]
+    assert corrected["deals"] == entered["deals"]
+    # the dealer changed: the hands kept, the shown card (not the new dealer's) taken out and
+    # said, the moves kept to redo
+    back_to_table(editor)
+    Select(editor.driver.find_element(By.ID, "dealer")).select_by_value("0")
+    editor.tap("#to-cards")
+    notice = editor.driver.find_element(By.ID, "change-notice").text
+    words = UI["es"]
+    assert words["change.dealer"].format(name="ana") in notice
+    assert words["change.moves_kept.other"].format(count=5) in notice
+    shown = deal["trump_card"]
+    assert shown not in deal["hands"][0]
+    assert "carta enseñada" in notice
+    for seat, hand in enumerate(deal["hands"]):
+        kept = editor.driver.find_elements(
+            By.CSS_SELECTOR, f'[data-target="hand-{seat}"] .slots .card'
+        )
+        assert [k.get_attribute("data-card") for k in kept] == hand
+    editor.tap(f'[data-pick-card="{deal["hands"][0][0]}"]')  # ana's card is shown now
+    editor.start()
+    assert editor.log()["deals"][0]["hands"] == deal["hands"]
+    assert editor.log()["deals"][0]["dealer"] == 0
+    # another pack: asked first; kept as it was when the answer is no
+    back_to_table(editor)
+    Select(editor.driver.find_element(By.ID, "dealer")).select_by_value("2")
+    Select(editor.driver.find_element(By.ID, "notation")).select_by_value("french")
+    editor.driver.find_element(By.ID, "to-cards").click()
+    ask = editor.driver.find_element(By.ID, "change-ask")
+    assert ask.get_attribute("role") == "alertdialog" and "¿Cambiar la mesa?" in ask.text
+    assert editor.phase() == "table"
+    ask.find_element(By.CSS_SELECTOR, '[data-action="change-keep"]').click()
+    assert not editor.driver.find_elements(By.ID, "change-ask")
+    # yes: the cards go, and the change can be undone
+    editor.driver.find_element(By.ID, "to-cards").click()
+    editor.tap('[data-action="change-confirm"]')
+    assert editor.phase() == "cards"
+    assert not editor.driver.find_elements(By.CSS_SELECTOR, ".slots .card")
+    editor.tap('[data-action="change-undo"]')
+    assert editor.phase() == "cards"
+    kept = editor.driver.find_elements(By.CSS_SELECTOR, '[data-target="hand-0"] .slots .card')
+    assert [k.get_attribute("data-card") for k in kept] == deal["hands"][0]
+    no_console_errors(page)

@@ -311,6 +311,27 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.drafts.cards.other": "{count} cards",
         "page.drafts.open": "Reopen",
         "page.drafts.delete": "Delete",
+        "page.change.dealer": "{name} deals now. The hands stay as they were entered.",
+        "page.change.dealer_deck": (
+            "{name} deals now: the deck is dealt from {name}, so each hand goes to another seat."
+        ),
+        "page.change.trump_out": (
+            "{card} was the shown card, but it is not in {name}'s hand: give the shown card again."
+        ),
+        "page.change.moves_kept.one": (
+            "The move made is kept: redo it (who leads may have changed)."
+        ),
+        "page.change.moves_kept.other": (
+            "The {count} moves made are kept: redo them (who leads may have changed)."
+        ),
+        "page.change.ask": (
+            "This table has another pack, or its cards are entered another way: {cards} and "
+            "{moves} already entered would be taken out. Change the table?"
+        ),
+        "page.change.confirm": "Change it, and enter the cards again",
+        "page.change.keep": "Keep the table as it was",
+        "page.change.done": "The table changed: the cards and moves of before were taken out.",
+        "page.change.undo": "Undo the change",
         "page.export.heading": "The deal as a log",
         "page.export.hint": (
             "A log of docs/api.md: download it, copy it, or open the ruling, whose address "
@@ -667,6 +688,32 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.drafts.cards.other": "{count} cartas",
         "page.drafts.open": "Reabrir",
         "page.drafts.delete": "Borrar",
+        "page.change.dealer": "Ahora reparte {name}. Las manos siguen como se anotaron.",
+        "page.change.dealer_deck": (
+            "Ahora reparte {name}: la baraja se reparte desde {name}, así que cada mano pasa a "
+            "otro asiento."
+        ),
+        "page.change.trump_out": (
+            "{card} era la carta enseñada, pero no está en la mano de {name}: vuelve a dar la "
+            "carta enseñada."
+        ),
+        "page.change.moves_kept.one": (
+            "El movimiento hecho se conserva: rehazlo (puede que ya no salga el mismo jugador)."
+        ),
+        "page.change.moves_kept.other": (
+            "Los {count} movimientos hechos se conservan: rehazlos (puede que ya no salga el "
+            "mismo jugador)."
+        ),
+        "page.change.ask": (
+            "Esta mesa tiene otra baraja, o sus cartas se dan de otra manera: se quitarían "
+            "{cards} y {moves} ya anotados. ¿Cambiar la mesa?"
+        ),
+        "page.change.confirm": "Cambiarla y dar las cartas de nuevo",
+        "page.change.keep": "Dejar la mesa como estaba",
+        "page.change.done": (
+            "La mesa ha cambiado: se quitaron las cartas y los movimientos de antes."
+        ),
+        "page.change.undo": "Deshacer el cambio",
         "page.export.heading": "La mano como registro",
         "page.export.hint": (
             "Un registro de docs/api.md: descárgalo, cópialo o abre el arbitraje, cuya dirección "

@@ -47,10 +47,13 @@ const FIRST_CHOICE = {
   mode: "hands",
 };
 
-/** Whether the cards entered for `before` still fit the table `after`. */
-function sameCards(before, after) {
-  const keys = ["ruleset", "count", "notation", "mode", "dealer"];
-  return keys.every((key) => before[key] === after[key]);
+/** What makes a table another pack, or the cards entered another way: a change of one of them
+ *  cannot keep the cards entered. */
+export const PACK_KEYS = ["ruleset", "count", "notation", "mode"];
+
+/** Whether the cards entered for the table `before` can stay for the table `after`. */
+export function samePack(before, after) {
+  return PACK_KEYS.every((key) => before[key] === after[key]);
 }
 
 export class EditorState {
@@ -189,17 +192,54 @@ export class EditorState {
 
   // --- the table and the cards ---------------------------------------------------------------
 
-  /** The table chosen in the form; the cards entered (and the moves) stay when they fit it. */
+  /** What the table `choice` would take out of the entry — {cards, moves}, how many — or null
+   *  when it keeps them (the same pack, entered the same way: names, options and the dealer
+   *  change without a card lost). */
+  lostBy(choice) {
+    if (!this.entry || samePack(this.choice, choice)) return null;
+    const cards = Object.values(this.entry.slots).reduce((sum, list) => sum + list.length, 0);
+    const moves = this.line.moves.length;
+    return cards || moves ? { cards, moves } : null;
+  }
+
+  /** The table chosen in the form. The cards entered (and the moves) stay when they fit it
+   *  (see lostBy); a new dealer keeps the hands, and what moved is said: changeDealer's note
+   *  (null when nothing moved). */
   chooseTable(choice) {
-    const keep = this.entry && sameCards(this.choice, choice);
+    const before = this.choice;
     this.choice = choice;
-    if (keep) return;
+    if (this.entry && samePack(before, choice)) {
+      return before.dealer === choice.dealer ? null : this.changeDealer(choice.dealer);
+    }
     const table = tableOf(this.data, headerOf(this.data, choice), this.words);
     this.entry = new DealEntry(table, choice.dealer, choice.mode);
     this.before = [];
     this.line = new MoveLine();
     this.answer = null;
     this.current = false;
+    return null;
+  }
+
+  /**
+   * Another dealer for the cards entered: each hand stays with its seat (a deck in dealing
+   * order is dealt from the new dealer, so its hands move); a shown card that is not the new
+   * dealer's is taken out, to be given again; the moves stay, to redo, since who leads changed.
+   * {dealer, deck, trumpOut (the card taken out, or null), moves (how many were made)}.
+   */
+  changeDealer(dealer) {
+    const { entry } = this;
+    entry.dealer = dealer;
+    const note = { dealer, deck: entry.mode === "deck", trumpOut: null, moves: this.line.cursor };
+    const shown = entry.slots.trump?.[0];
+    if (shown && !entry.slots[`hand-${dealer}`].includes(shown)) {
+      note.trumpOut = shown;
+      entry.slots.trump = [];
+      entry.choose("trump");
+    }
+    this.line.goTo(0);
+    this.answer = null;
+    this.current = false;
+    return note;
   }
 
   /** Play begins (or goes on, after the cards were edited): the position of the cards. */

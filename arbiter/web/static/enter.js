@@ -54,6 +54,32 @@ function deviceStorage() {
   }
 }
 
+/** What a change of the table did to the cards, in words (null: nothing to say): the dealer's
+ *  `note` of EditorState.changeDealer, or the cards taken out, with `undo` to bring back. */
+function changeNotice(state, note, undo, reopen) {
+  const lines = [];
+  if (note) {
+    const name = state.choice.names[note.dealer];
+    lines.push(t(note.deck ? "change.dealer_deck" : "change.dealer", { name }));
+    if (note.trumpOut) {
+      lines.push(t("change.trump_out", { card: state.entry.deck.label(note.trumpOut), name }));
+    }
+    if (note.moves) lines.push(counted("change.moves_kept", note.moves));
+  }
+  if (undo) lines.push(t("change.done"));
+  if (!lines.length) return null;
+  return el(
+    "div",
+    { class: "notice", id: "change-notice", role: "status" },
+    ...lines.map((line) => el("p", { text: line })),
+    undo
+      ? button({ class: "secondary", "data-action": "change-undo" }, t("change.undo"), () =>
+          reopen(undo),
+        )
+      : null,
+  );
+}
+
 /** This page's address holding `draft`. */
 const addressOf = (draft) => `${location.pathname}${location.search}${writeDraftFragment(draft)}`;
 
@@ -143,9 +169,9 @@ class Editor {
     const form = renderTableForm(
       this.state.form ?? this.state.choice,
       (choice) => {
-        this.state.form = null;
-        this.state.chooseTable(choice);
-        this.showCards();
+        const lost = this.state.lostBy(choice);
+        if (lost) this.askFirst(choice, lost);
+        else this.chosen(choice);
       },
       (typed) => {
         this.state.form = typed;
@@ -154,6 +180,48 @@ class Editor {
     );
     this.root.replaceChildren(form, this.draftList());
     this.mark("table");
+  }
+
+  /** The table `choice` taken: on to the cards, with what moved said. `undo`: the draft of
+   *  before, when the change took cards out (a button brings it back). */
+  chosen(choice, undo = null) {
+    this.state.form = null;
+    const note = this.state.chooseTable(choice);
+    this.showCards(
+      null,
+      changeNotice(this.state, note, undo, (draft) => this.reopenDraft(draft)),
+    );
+  }
+
+  /** A table that cannot keep the cards entered: asked first, never done silently. */
+  askFirst(choice, lost) {
+    byId("change-ask")?.remove();
+    // undone, the change gives back the cards as they were, ready to check and play
+    const before = { ...snapshotOf(this.state), phase: "cards", form: null };
+    const box = el(
+      "div",
+      { class: "notice ask", id: "change-ask", role: "alertdialog", "aria-labelledby": "ask-q" },
+      el("p", {
+        id: "ask-q",
+        text: t("change.ask", {
+          cards: counted("drafts.cards", lost.cards),
+          moves: counted("play.moves", lost.moves),
+        }),
+      }),
+      el(
+        "p",
+        { class: "form-buttons" },
+        button({ class: "secondary", "data-action": "change-keep" }, t("change.keep"), () => {
+          box.remove();
+          byId("to-cards")?.focus();
+        }),
+        button({ "data-action": "change-confirm" }, t("change.confirm"), () =>
+          this.chosen(choice, before),
+        ),
+      ),
+    );
+    byId("table-form").after(box);
+    box.querySelector("[data-action=change-confirm]").focus();
   }
 
   /** The deals entered on this device (newest first), to reopen or delete. */
@@ -195,9 +263,12 @@ class Editor {
 
   reopen(id) {
     const draft = this.drafts.get(id);
-    if (!draft) return;
+    if (draft) this.reopenDraft(draft);
+  }
+
+  reopenDraft(draft) {
     history.pushState({ draft }, "", addressOf(draft)); // a step of its own in the history
-    this.restore(draft);
+    return this.restore(draft);
   }
 
   /** The table's form with `lines` (a problem) above it. */
@@ -208,12 +279,13 @@ class Editor {
 
   // --- 2. the cards -----------------------------------------------------------------------------
 
-  showCards(problem = null) {
+  showCards(problem = null, notice = null) {
     const picker = renderPicker(this.state.entry, this.state.choice.names, {
       onStart: () => this.startPlay(),
       onBack: () => this.showTable(),
       onDraw: () => this.mark("cards"),
     });
+    if (notice) picker.prepend(notice);
     if (problem) picker.prepend(problemBox(problem));
     this.root.replaceChildren(picker);
   }
