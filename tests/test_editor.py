@@ -76,6 +76,12 @@ return [...document.querySelectorAll('#unknowns [data-dependency]')].map((li) =>
 }));
 """
 
+# Where an element is on the screen (its box, and the window's size).
+READ_BOX = """
+const r = document.querySelector(arguments[0]).getBoundingClientRect();
+return {top: r.top, bottom: r.bottom, height: r.height, inner: window.innerHeight};
+"""
+
 # Where the focus is: the card and the seat it belongs to, and the seat to act.
 READ_FOCUS = """
 const a = document.activeElement;
@@ -451,7 +457,8 @@ def test_a_tute_2p_stock_entered_draw_by_draw(page: Page) -> None:
     deal = log["deals"][0]
     expected = api_answer(page.server, log)
     draws = [d for trick in expected["deals"][0]["tricks"] for d in trick["draws"]]
-    editor = Editor(page)
+    page.viewport(PHONE)
+    editor = Editor(page, "es")
     editor.open()
     editor.table(log, deal, "hands")
     for code in [c for hand in deal["hands"] for c in hand] + [deal["stock"][-1]]:
@@ -459,16 +466,29 @@ def test_a_tute_2p_stock_entered_draw_by_draw(page: Page) -> None:
     editor.tap('[data-action="rest-unknown"]')
     editor.start()
     named = 0
+    notes: list[str] = []
     for event in deal["events"]:
         while editor.driver.find_elements(By.CSS_SELECTOR, ".prompt"):
             question = editor.driver.find_element(By.CSS_SELECTOR, ".prompt-question").text
-            assert question == UI["en"]["play.which_draw"].format(
+            assert question == UI["es"]["play.which_draw"].format(
                 name=log["players"][draws[named]["seat"]], number=named + 1
             )
+            if named == 0:
+                page.screenshot("editor-draw-prompt-phone.png", PHONE, keep=True)
+            box = editor.driver.execute_script(READ_BOX, ".prompt")
+            assert box["height"] <= PHONE["height"], f"the prompt fits one phone screen: {box}"
             editor.tap(f'.prompt [data-pick-card="{draws[named]["card"]}"]')
             named += 1
+        notes += [n.text for n in editor.driver.find_elements(By.ID, "auto-note")]
         editor.move(event)
-    assert named >= len(draws) - 2  # the last draw takes the turned card, known
+    # the last unknown card of the stock is filled in by itself, and said
+    last = draws[named]
+    said = UI["es"]["play.only_draw"].split("{card}")
+    assert len(notes) == 1 and notes[0].startswith(
+        said[0].format(name=log["players"][last["seat"]])
+    )
+    assert notes[0].endswith(said[1]), notes
+    assert named == len(draws) - 2, (named, len(draws))  # the last draw takes the turned card
     assert without_state(api_answer(page.server, editor.log())) == without_state(expected)
     no_console_errors(page)
 

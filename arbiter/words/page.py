@@ -305,6 +305,8 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.play.which_draw": "Which card did {name} draw (card {number} of the stock)?",
         "page.play.draw_unknown": "Not known",
         "page.play.cancel": "Cancel",
+        "page.play.only_draw": "{name} drew {card}: the only card left, filled in.",
+        "page.play.only_play": "{name} played {card}: the only card not placed yet, filled in.",
         "page.drafts.heading": "Deals entered on this device",
         "page.drafts.line": "{ruleset}: {names} — {cards}, {moves} (saved {saved})",
         "page.drafts.cards.one": "{count} card",
@@ -682,6 +684,10 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.play.which_draw": "¿Qué carta robó {name} (la carta {number} del monte)?",
         "page.play.draw_unknown": "No se sabe",
         "page.play.cancel": "Cancelar",
+        "page.play.only_draw": "{name} robó {card}: es la única carta que queda; ya está anotada.",
+        "page.play.only_play": (
+            "{name} jugó {card}: es la única carta sin sitio; ya está anotada."
+        ),
         "page.drafts.heading": "Manos anotadas en este dispositivo",
         "page.drafts.line": "{ruleset}: {names} — {cards}, {moves} (guardada el {saved})",
         "page.drafts.cards.one": "{count} carta",

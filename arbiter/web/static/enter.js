@@ -54,6 +54,13 @@ function deviceStorage() {
   }
 }
 
+/** The one card an unknown place can hold, {code, label (in a sentence)}, when only one is left. */
+function onlyCandidate(state) {
+  const candidates = state.entry.candidates();
+  if (candidates.length !== 1) return null;
+  return { code: candidates[0], label: state.entry.deck.name(candidates[0]) };
+}
+
 /** What a change of the table did to the cards, in words (null: nothing to say): the dealer's
  *  `note` of EditorState.changeDealer, or the cards taken out, with `undo` to bring back. */
 function changeNotice(state, note, undo, reopen) {
@@ -62,7 +69,9 @@ function changeNotice(state, note, undo, reopen) {
     const name = state.choice.names[note.dealer];
     lines.push(t(note.deck ? "change.dealer_deck" : "change.dealer", { name }));
     if (note.trumpOut) {
-      lines.push(t("change.trump_out", { card: state.entry.deck.label(note.trumpOut), name }));
+      lines.push(
+        words.sentence("change.trump_out", { card: state.entry.deck.name(note.trumpOut), name }),
+      );
     }
     if (note.moves) lines.push(counted("change.moves_kept", note.moves));
   }
@@ -91,6 +100,8 @@ class Editor {
     this.renders = 0; // a test hook: how many times a step was drawn
     this.checkTimer = null;
     this.kept = null; // the draft the address holds now
+    this.note = null; // what the page filled in by itself, said once on the next table drawn
+    this.filledDraw = null; // the draw filled in so (never twice)
   }
 
   mark(phase) {
@@ -325,7 +336,12 @@ class Editor {
       onMove: (move) => this.play(() => state.propose(move)),
       onNameUnknown: (seat, filler) => {
         state.startNaming(seat, filler);
-        this.showPlay();
+        const only = onlyCandidate(state);
+        if (!only) this.showPlay();
+        else {
+          this.note = t("play.only_play", { name: state.choice.names[seat], card: only.label });
+          this.play(() => state.nameAndPlay(only.code));
+        }
       },
       onUndo: () => this.play(() => state.step((line) => line.undo())),
       onRedo: () => this.play(() => state.step((line) => line.redo())),
@@ -380,10 +396,27 @@ class Editor {
 
   showPlay() {
     this.root.replaceChildren(renderTable(this.state, this.prompt(), this.handlers()));
+    if (this.note) {
+      byId("verdict").after(el("p", { class: "notice", id: "auto-note", text: this.note }));
+      this.note = null;
+    }
     this.mark("play");
+    if (this.fillOnlyDraw()) return;
     const focus = this.root.querySelector(".prompt button, .seat.acting .hand-now button");
     if (focus) focus.focus({ preventScroll: true });
     if (this.state.check === "pending") this.scheduleCheck();
+  }
+
+  /** A draw to name with one card left that it can be: filled in, and said (once a draw). */
+  fillOnlyDraw() {
+    const { state } = this;
+    const draw = state.pendingDraw();
+    const only = draw && onlyCandidate(state);
+    if (!only || this.filledDraw === draw.index) return false;
+    this.filledDraw = draw.index;
+    this.note = t("play.only_draw", { name: state.choice.names[draw.seat], card: only.label });
+    this.play(() => state.nameDraw(only.code));
+    return true;
   }
 
   /** Check the unknown cards once the table is quiet. */

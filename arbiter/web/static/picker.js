@@ -65,30 +65,43 @@ function pickerGrid(entry, names, give) {
       given.set(code, placeName(words, target, names, index)),
     );
   }
-  const rows = entry.deck.suits().map((suit) => {
-    const codes = entry.pack().filter((code) => entry.deck.suitOf(code) === suit);
-    if (!codes.length) return null;
+  const card = (code) => {
+    const where = given.get(code);
+    const control = cardButton(
+      code,
+      entry.deck,
+      () => give(code),
+      where ? t("entry.given_to", { place: where }) : "",
+    );
+    if (where) {
+      control.classList.add("given");
+      control.append(el("span", { class: "given-mark", "aria-hidden": "true", text: "✓" }));
+    }
+    return control;
+  };
+  return packPicker(entry.deck, entry.pack(), card, t("entry.pack"));
+}
+
+/**
+ * The compact picker of `codes` (a pack, or the cards a place may hold): a row of small cards
+ * per suit, every card of a pack on one phone screen. `card(code)` makes a card's control;
+ * `label`: the group's name.
+ */
+export function packPicker(deck, codes, card, label) {
+  const rows = deck.suits().map((suit) => {
+    const ofSuit = codes.filter((code) => deck.suitOf(code) === suit);
+    if (!ofSuit.length) return null;
     return el(
       "div",
-      { class: "pick-row", role: "group", "aria-label": entry.deck.suitName(suit) },
-      ...codes.map((code) => {
-        const where = given.get(code);
-        const control = cardButton(
-          code,
-          entry.deck,
-          () => give(code),
-          where ? t("entry.given_to", { place: where }) : "",
-        );
+      { class: "pick-row", role: "group", "aria-label": deck.suitName(suit) },
+      ...ofSuit.map((code) => {
+        const control = card(code);
         control.dataset.pickCard = code;
-        if (where) {
-          control.classList.add("given");
-          control.append(el("span", { class: "given-mark", "aria-hidden": "true", text: "✓" }));
-        }
         return control;
       }),
     );
   });
-  return el("div", { class: "picker", role: "group", "aria-label": t("entry.pack") }, ...rows);
+  return el("div", { class: "picker", role: "group", "aria-label": label }, ...rows);
 }
 
 /**

@@ -8,6 +8,7 @@
 import { cardButton, cardElement, unknownCard } from "./cards.js";
 import { button, el } from "./dom.js";
 import { logText, writeFragment } from "./logcodec.js";
+import { packPicker } from "./picker.js";
 import { contextOf, renderOutcome, scoreLine } from "./ruling.js";
 import {
   actionLabel,
@@ -324,15 +325,8 @@ export function unknownsReport(state) {
 
 /** A prompt with a picker of the cards nobody has placed: "Which card did bea draw?" */
 export function candidatePrompt(entry, question, onPick, extra = null) {
-  const grid = el(
-    "div",
-    { class: "picker", role: "group", "aria-label": question },
-    ...entry.candidates().map((code) => {
-      const control = cardButton(code, entry.deck, () => onPick(code));
-      control.dataset.pickCard = code;
-      return control;
-    }),
-  );
+  const card = (code) => cardButton(code, entry.deck, () => onPick(code));
+  const grid = packPicker(entry.deck, entry.candidates(), card, question);
   return el(
     "section",
     { class: "prompt", role: "group", "aria-labelledby": "prompt-question" },
