@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import re
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -565,6 +566,9 @@ def test_one_unknown_card_gives_what_depends_on_it(page: Page) -> None:
         "the check",
     )
     lines = editor.driver.execute_script(READ_DEPENDENCY)
+    seen: dict[str, set[str]] = {}
+    codes_shown(page, "the check of the unknown cards", seen)
+    assert seen == {}, seen
     editor.driver.execute_script("document.getElementById('unknowns').scrollIntoView()")
     page.screenshot("editor-unknown-cards-desktop.png", DESKTOP)
     oracle = possible_findings(
@@ -577,7 +581,7 @@ def test_one_unknown_card_gives_what_depends_on_it(page: Page) -> None:
     obligations = oracle[0][violation["event"]][2]
     assert "fallar" in obligations
     assert [(a["kind"], a["trick"]) for a in ana] == [("stands", violation["trick"])]
-    stands = UI["en"]["unknown.stands"].split("{obligation})")[1].split("{total}")[0]
+    stands = UI["en"]["unknown.stands.other"].split("{obligation})")[1].split("{total}")[0]
     assert stands in ana[0]["text"] and all(o in ana[0]["text"] for o in obligations)
     assert f"all {len(candidates)} cases" in ana[0]["text"]
     shown = {
@@ -851,4 +855,78 @@ def test_a_name_or_dealer_corrected_keeps_the_cards_and_another_pack_asks_first(
     assert editor.phase() == "cards"
     kept = editor.driver.find_elements(By.CSS_SELECTOR, '[data-target="hand-0"] .slots .card')
     assert [k.get_attribute("data-card") for k in kept] == deal["hands"][0]
+    no_console_errors(page)
+
+
+# --- no code shown to a person ---------------------------------------------------------------
+
+# A code as programs write it (snake_case: lose_deal, out_of_turn, match_target).
+CODE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+
+# Every text a person can see or hear: the page's text with every <details> open, the choices of
+# every list, and the accessible names, titles and placeholders.
+READ_TEXTS = """
+for (const d of document.querySelectorAll('details')) d.open = true;
+const out = [document.body.innerText];
+for (const n of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+  out.push(n.getAttribute('aria-label') || '', n.title || '', n.getAttribute('placeholder') || '');
+}
+for (const o of document.querySelectorAll('option')) out.push(o.textContent);
+return out.join('\\n');
+"""
+
+
+def codes_shown(page: Page, where: str, seen: dict[str, set[str]]) -> None:
+    text = page.driver.execute_script(READ_TEXTS)
+    found = set(CODE.findall(text))
+    if found:
+        seen[where] = found
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_no_code_is_shown_in_any_state_of_the_editor_or_the_ruling(page: Page, lang: str) -> None:
+    """Done when: a scan of every visible text of the editor's and the ruling's states, in both
+    languages, finds no code: option names and values, refusals, titles are all words."""
+    seen: dict[str, set[str]] = {}
+    editor = Editor(page, lang)
+    editor.open()
+    for name in ("tute-2p", "tute-3p", "tute-4p", "tute-cabron", "tute-gana-pierde"):
+        Select(page.driver.find_element(By.ID, "ruleset")).select_by_value(name)
+        codes_shown(page, f"the table, {name}", seen)
+    # the cards, with a refusal showing
+    log = first_deal(load("tute-3p.json"))
+    deal = log["deals"][0]
+    Select(page.driver.find_element(By.ID, "ruleset")).select_by_value("tute-3p")
+    editor.table(log, deal, "hands")
+    editor.tap(f'[data-pick-card="{deal["hands"][0][0]}"]')
+    editor.tap(f'[data-pick-card="{deal["hands"][0][0]}"]')
+    codes_shown(page, "the cards, a refusal", seen)
+    # play: a move out of turn refused, a renuncio, the deal over, the check of unknown cards
+    editor.open(fragment(json.dumps(log), place="&deal=1&event=3"))
+    wrong = next(e for e in deal["events"][3:] if e["seat"] != deal["events"][3]["seat"])
+    editor.move(wrong)
+    assert editor.verdict()["verdict"] == "illegal"
+    codes_shown(page, "play, a move refused", seen)
+    source = load("tute-4p-renuncio.json")
+    renuncio = api_answer(page.server, source)["deals"][1]["violations"][0]
+    two = {**source, "options": {"renuncio_penalty": "lose_match"}}
+    editor.open(fragment(json.dumps(two), place=f"&deal=2&event={renuncio['event']}"))
+    editor.move(source["deals"][1]["events"][renuncio["event"]])
+    assert editor.verdict()["verdict"] == "renuncio"
+    codes_shown(page, "play, a renuncio", seen)
+    editor.open(fragment(json.dumps(two), place="&deal=2"))
+    codes_shown(page, "play, the deal over", seen)
+    # the ruling, every deal unfolded and stepped through, on screen and in print
+    for name in EXAMPLES:
+        example = load(name)
+        if name == "tute-2p-match.json":
+            example["options"] = {**example["options"], "tie_break": "none"}
+        page.open(f"?lang={lang}", fragment(json.dumps(example)))
+        page.wait_ruling(0)
+        for toggle in page.driver.find_elements(By.CSS_SELECTOR, ".step-toggle")[:2]:
+            page.driver.execute_script("arguments[0].click()", toggle)
+        codes_shown(page, f"the ruling of {name}", seen)
+    page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    codes_shown(page, "the ruling, printed", seen)
+    assert seen == {}, seen
     no_console_errors(page)

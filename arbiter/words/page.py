@@ -130,7 +130,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.obligation.montar": "beat the winning card",
         "page.obligation.fallar": "trump when void",
         "page.obligation.pisar": "overtrump",
-        "page.illegal.heading": "Illegal event ({code})",
+        "page.illegal.heading": "Illegal event",
         "page.illegal.where": "The replay stopped here, at event {event}:",
         "page.scores.heading": "Scores",
         "page.scores.player": "Player",
@@ -189,7 +189,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.step.trick_won": "{name} wins trick {number} ({points} pts)",
         "page.step.renuncio": "a renuncio",
         "page.verdict.ok": "Allowed.",
-        "page.verdict.refused": "Refused ({code}):",
+        "page.verdict.refused": "Refused:",
         "page.action.sing": "Sing in {suit}",
         "page.action.tute": "Tute of {of}",
         "page.action.exchange": "Exchange the seven",
@@ -241,6 +241,10 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.option.loser_target": "Lost hands that lose the match",
         "page.option.token_target": "Tokens that win the match",
         "page.option.call_ranks": "The pair that makes a call",
+        "page.value.tie_break.last_trick": "the last trick decides",
+        "page.value.tie_break.none": "a tie",
+        "page.value.renuncio_penalty.lose_deal": "the deal",
+        "page.value.renuncio_penalty.lose_match": "the match",
         "page.entry.heading": "2. The cards",
         "page.entry.now": "Now: {place} — tap its cards in the pack.",
         "page.entry.now_trump": (
@@ -279,6 +283,9 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.entry.back": "Back to the table",
         "page.entry.start": "Play the deal",
+        "page.entry.only_unknown": (
+            "{card} is the only card nobody placed: it is the unknown card in {place}, filled in."
+        ),
         "page.play.heading": "3. The play — {ruleset}",
         "page.play.trick_no": "trick {number}",
         "page.play.last_trick": "{name} won the last trick ({points} pts)",
@@ -300,6 +307,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.play.moves.one": "{count} move",
         "page.play.moves.other": "{count} moves",
         "page.play.so_far": "The ruling so far",
+        "page.play.so_far_done": "The ruling of the deal",
         "page.play.open_ruling": "Open the ruling",
         "page.play.which_card": "Which card does {name} play? Tap it.",
         "page.play.which_draw": "Which card did {name} draw (card {number} of the stock)?",
@@ -345,11 +353,19 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.export.copied": "Copied.",
         "page.unknown.heading": "What depends on the unknown cards",
         "page.unknown.checking": "Asking the referee about every possible card…",
-        "page.unknown.played": (
+        "page.unknown.played.one": (
+            "Every card played is known, so every trick stands as entered; what depends on the "
+            "one card nobody placed is what its player held, and with it the renuncios."
+        ),
+        "page.unknown.played.other": (
             "Every card played is known, so every trick stands as entered; what depends on the "
             "{count} cards nobody placed is what the players held, and with it the renuncios."
         ),
-        "page.unknown.stands": (
+        "page.unknown.stands.one": (
+            "{name}'s renuncio in trick {trick} ({obligation}) stands: {name}'s unknown cards "
+            "can only be the ones left (one case)."
+        ),
+        "page.unknown.stands.other": (
             "{name}'s renuncio in trick {trick} ({obligation}) stands whatever the unknown cards "
             "are (all {total} cases)."
         ),
@@ -373,7 +389,11 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.unknown.if_held": "if {name} held any of: {cards}",
         "page.unknown.of_suit": "a card of {suit}",
         "page.unknown.or": " or ",
-        "page.unknown.none": (
+        "page.unknown.none.one": (
+            "No renuncio of {name}'s depends on the unknown cards: they can only be the ones "
+            "left, and {name}'s plays stand."
+        ),
+        "page.unknown.none.other": (
             "No renuncio of {name}'s depends on the unknown cards: {name}'s plays stand in all "
             "{total} cases."
         ),
@@ -464,7 +484,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.summary.illegal_deal": "Mano {deal}: el árbitro no la jugó",
         "page.failed.asistir": "no asistió (no sirvió al palo)",
         "page.failed.montar": "no montó (no superó la carta que ganaba)",
-        "page.failed.fallar": "no falló (no triunfó sin tener el palo)",
+        "page.failed.fallar": "no falló (sin cartas del palo, no jugó triunfo)",
         "page.failed.pisar": "no pisó (no superó el triunfo)",
         "page.deal.heading": "Mano {number}",
         "page.deal.dealer": "Reparte",
@@ -508,7 +528,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.obligation.montar": "superar la carta que gana",
         "page.obligation.fallar": "triunfar sin tener el palo",
         "page.obligation.pisar": "superar el triunfo",
-        "page.illegal.heading": "Evento ilegal ({code})",
+        "page.illegal.heading": "Evento ilegal",
         "page.illegal.where": "La reproducción se detuvo aquí, en el evento {event}:",
         "page.scores.heading": "Tantos",
         "page.scores.player": "Jugador",
@@ -567,7 +587,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.step.trick_won": "{name} gana la baza {number} ({points} ptos)",
         "page.step.renuncio": "un renuncio",
         "page.verdict.ok": "Se puede.",
-        "page.verdict.refused": "Rechazada ({code}):",
+        "page.verdict.refused": "No se puede:",
         "page.action.sing": "Cantar en {suit}",
         "page.action.tute": "Cantar tute de {of}",
         "page.action.exchange": "Cambiar el siete",
@@ -619,6 +639,10 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.option.loser_target": "Manos perdidas que pierden la partida",
         "page.option.token_target": "Fichas para ganar la partida",
         "page.option.call_ranks": "La pareja que hace cante",
+        "page.value.tie_break.last_trick": "decide la última baza",
+        "page.value.tie_break.none": "empate",
+        "page.value.renuncio_penalty.lose_deal": "la mano",
+        "page.value.renuncio_penalty.lose_match": "la partida",
         "page.entry.heading": "2. Las cartas",
         "page.entry.now": "Ahora: {place} — toca sus cartas en la baraja.",
         "page.entry.now_trump": (
@@ -657,6 +681,10 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.entry.back": "Volver a la mesa",
         "page.entry.start": "Jugar la mano",
+        "page.entry.only_unknown": (
+            "{card} es la única carta que nadie colocó: es la carta desconocida de {place}; ya "
+            "está anotada."
+        ),
         "page.play.heading": "3. El juego — {ruleset}",
         "page.play.trick_no": "baza {number}",
         "page.play.last_trick": "{name} ganó la última baza ({points} ptos)",
@@ -679,6 +707,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.play.moves.one": "{count} movimiento",
         "page.play.moves.other": "{count} movimientos",
         "page.play.so_far": "El arbitraje hasta ahora",
+        "page.play.so_far_done": "El arbitraje de la mano",
         "page.play.open_ruling": "Abrir el arbitraje",
         "page.play.which_card": "¿Qué carta juega {name}? Tócala.",
         "page.play.which_draw": "¿Qué carta robó {name} (la carta {number} del monte)?",
@@ -731,12 +760,21 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.export.copied": "Copiado.",
         "page.unknown.heading": "Qué depende de las cartas desconocidas",
         "page.unknown.checking": "Preguntando al árbitro por cada carta posible…",
-        "page.unknown.played": (
+        "page.unknown.played.one": (
+            "Todas las cartas jugadas se conocen, así que cada baza vale tal como se anotó; de "
+            "la única carta que nadie colocó depende lo que tenía su jugador, y con ello los "
+            "renuncios."
+        ),
+        "page.unknown.played.other": (
             "Todas las cartas jugadas se conocen, así que cada baza vale tal como se anotó; de "
             "las {count} cartas que nadie colocó depende lo que tenía cada jugador, y con ello "
             "los renuncios."
         ),
-        "page.unknown.stands": (
+        "page.unknown.stands.one": (
+            "El renuncio de {name} en la baza {trick} ({obligation}) se mantiene: las cartas "
+            "desconocidas de {name} solo pueden ser las que quedan (un único caso)."
+        ),
+        "page.unknown.stands.other": (
             "El renuncio de {name} en la baza {trick} ({obligation}) se mantiene sean cuales "
             "sean las cartas desconocidas (en los {total} casos)."
         ),
@@ -760,7 +798,11 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.unknown.if_held": "si {name} tenía alguna de estas: {cards}",
         "page.unknown.of_suit": "una carta de {suit}",
         "page.unknown.or": " o ",
-        "page.unknown.none": (
+        "page.unknown.none.one": (
+            "Ningún renuncio de {name} depende de las cartas desconocidas: solo pueden ser las "
+            "que quedan, y las jugadas de {name} valen."
+        ),
+        "page.unknown.none.other": (
             "Ningún renuncio de {name} depende de las cartas desconocidas: las jugadas de {name} "
             "valen en los {total} casos."
         ),

@@ -163,3 +163,20 @@ test("what is missing, place by place", () => {
     ],
   );
 });
+
+test("one unknown place and one card left: that card is filled in; more, nothing is", () => {
+  const entry = DealEntry.fromDeal(table("tute-3p", 3), example("tute-3p.json").deals[0], 2);
+  const card = entry.slots["hand-1"][4];
+  entry.slots["hand-1"][4] = UNKNOWN;
+  assert.deepEqual(entry.fillTheOnlyUnknown(), {
+    id: "hand-1",
+    index: 4,
+    seat: 1,
+    code: card,
+  });
+  assert.equal(entry.slots["hand-1"][4], card);
+  entry.slots["hand-1"][4] = UNKNOWN;
+  entry.slots["hand-0"][0] = UNKNOWN;
+  assert.equal(entry.fillTheOnlyUnknown(), null, "two places: either card may be either");
+  assert.deepEqual(entry.unknownSlots().length, 2);
+});

@@ -20,6 +20,7 @@ import {
   writeDraftFragment,
 } from "./draft.js";
 import { EditorState, StaleAnswer, headerOf } from "./editorstate.js";
+import { placeName } from "./entrytext.js";
 import { decodeLog, readFragment } from "./logcodec.js";
 import { renderPicker } from "./picker.js";
 import { problemLines } from "./rulingtext.js";
@@ -302,6 +303,14 @@ class Editor {
   }
 
   async startPlay() {
+    const filled = this.state.entry.fillTheOnlyUnknown();
+    if (filled) {
+      const target = this.state.entry.target(filled.id);
+      this.note = words.sentence("entry.only_unknown", {
+        card: this.state.entry.deck.name(filled.code),
+        place: placeName(words, target, this.state.choice.names, filled.index),
+      });
+    }
     if (
       await this.act(
         () => this.state.startPlay(),

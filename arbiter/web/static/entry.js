@@ -186,6 +186,16 @@ export class DealEntry {
     return this.unplaced();
   }
 
+  /** One unknown place and one card nobody placed: that card is the place's, filled in.
+   *  The place filled, {id, index, seat, code}, or null when nothing is certain so. */
+  fillTheOnlyUnknown() {
+    const slots = this.unknownSlots();
+    const candidates = this.candidates();
+    if (slots.length !== 1 || candidates.length !== 1) return null;
+    this.name(slots[0], candidates[0]);
+    return { ...slots[0], code: candidates[0] };
+  }
+
   /** Name an unknown slot's card (it is known from now on). */
   name(slot, code) {
     if (this.slots[slot.id][slot.index] !== UNKNOWN || this.where(code)) return false;

@@ -115,12 +115,12 @@ function summaryLink(ctx, deal, trick, text, placeHref, onOpen) {
 // --- the match and what comes next -------------------------------------------------------------
 
 function renderHead(ctx) {
-  const { log, answer, ruleset } = ctx;
+  const { log, answer } = ctx;
   const options = optionsText(ctx);
   return el(
     "header",
     { class: "ruling-head" },
-    el("h2", {}, `${ruleset.title} `, el("code", { text: log.ruleset })),
+    el("h2", {}, `${t(`ruleset.${log.ruleset}`)} `, el("code", { text: log.ruleset })),
     el("p", {
       class: `status status-${answer.status}`,
       "data-status": answer.status,
@@ -408,7 +408,13 @@ function renderViolation(ctx, violation) {
   const parts = renuncioParts(violation, ctx.deck, "violation-head");
   parts[2].append(
     " ",
-    el("a", { href: DATA.rules[currentLang()].obligations, text: t("violation.rule") }),
+    el("a", {
+      href: DATA.rules[currentLang()].obligations,
+      class: "rule-link",
+      // on paper a link leads nowhere: the print writes out where the rule is
+      "data-url": new URL(DATA.rules[currentLang()].obligations, location.href).href,
+      text: t("violation.rule"),
+    }),
   );
   return el(
     "div",
@@ -424,7 +430,7 @@ function renderIllegal(ctx, illegal) {
   return el(
     "div",
     { class: "illegal", "data-illegal": illegal.code, role: "alert" },
-    el("p", {}, el("strong", { text: t("illegal.heading", { code: illegal.code }) })),
+    el("p", {}, el("strong", { text: t("illegal.heading") })),
     illegal.event === null
       ? null
       : el(

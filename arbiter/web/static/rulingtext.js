@@ -188,12 +188,22 @@ export function renuncioHeading(words, obligation) {
 /** The log's options as the ruling's head says them, or that there are none. */
 export function optionsText(ctx) {
   const { options } = ctx.log;
+  const { t } = ctx.words;
   if (!options || typeof options !== "object" || !Object.keys(options).length) {
-    return ctx.words.t("ruling.no_options");
+    return t("ruling.no_options");
   }
   return Object.entries(options)
-    .map(([name, value]) => `${name}: ${JSON.stringify(value)}`)
+    .map(([name, value]) => `${t(`option.${name}`)}: ${optionValueText(ctx.words, name, value)}`)
     .join(", ");
+}
+
+/** An option's value in words: yes or no, a choice's words (`value.<option>.<value>`), a pair
+ *  of ranks, a number — never the code a log writes. */
+export function optionValueText(words, name, value) {
+  if (typeof value === "boolean") return words.t(`table.${value}`);
+  if (Array.isArray(value)) return value.join(" + ");
+  if (typeof value === "string") return words.t(`value.${name}.${value}`);
+  return String(value);
 }
 
 /** The match's target (the option the ruleset counts to), as the log sets it or by default. */
@@ -283,7 +293,7 @@ export function findingSentence(ctx, seat, finding, candidates, shown) {
     cases: finding.cases,
     total: seat.cases,
   };
-  if (finding.cases === seat.cases) return t("unknown.stands", fields);
+  if (finding.cases === seat.cases) return ctx.words.counted("unknown.stands", seat.cases, fields);
   if (finding.trigger && finding.trigger.length) {
     const cards = cardsPhrase(ctx, finding.trigger, candidates);
     const condition = t(seat.unknown === 1 ? "unknown.if_card" : "unknown.if_held", {

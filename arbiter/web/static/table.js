@@ -199,7 +199,10 @@ function rulingSoFar(state, ctx, lang) {
   const box = el(
     "section",
     { class: "so-far", "aria-labelledby": "so-far-heading" },
-    el("h3", { id: "so-far-heading", text: t("play.so_far") }),
+    el("h3", {
+      id: "so-far-heading",
+      text: t(state.view.over ? "play.so_far_done" : "play.so_far"),
+    }),
     scoreLine(ctx, deal, state.view.totals, "play-score"),
   );
   if (deal.violations.length) {
@@ -297,7 +300,7 @@ export function unknownsReport(state) {
   }
   const lines = el("ul", { class: "dependency" });
   const line = (text, attrs = {}) => lines.append(el("li", { ...attrs, text }));
-  line(t("unknown.played", { count: check.candidates.length }));
+  line(counted("unknown.played", check.candidates.length));
   const shown = new Set(state.deal.violations.map((v) => v.event));
   for (const seat of check.seats) {
     const name = seatName(ctx, seat.seat);
@@ -308,7 +311,10 @@ export function unknownsReport(state) {
         "data-dependency": "unchecked",
       });
     } else if (!seat.findings.length) {
-      line(t("unknown.none", { name, total: seat.cases }), { ...at, "data-dependency": "none" });
+      line(counted("unknown.none", seat.cases, { name, total: seat.cases }), {
+        ...at,
+        "data-dependency": "none",
+      });
     }
     for (const finding of seat.findings ?? []) {
       line(findingSentence(ctx, seat, finding, check.candidates, shown.has(finding.event)), {

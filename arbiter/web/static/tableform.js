@@ -3,7 +3,8 @@
 // come from the server's ruleset data (GET /v1/rulesets, in the page's data).
 
 import { el } from "./dom.js";
-import { DATA, t } from "./words.js";
+import { optionValueText } from "./rulingtext.js";
+import { DATA, t, words } from "./words.js";
 
 function optionControl(name, spec, value) {
   const id = `option-${name}`;
@@ -11,14 +12,8 @@ function optionControl(name, spec, value) {
     "label",
     { for: id },
     el("span", { class: "option-name", text: t(`option.${name}`) }),
-    " ",
-    el("code", { text: name }),
   );
-  const shownDefault = Array.isArray(spec.default)
-    ? spec.default.join(", ")
-    : spec.type === "boolean"
-      ? t(`table.${spec.default}`)
-      : String(spec.default);
+  const shownDefault = optionValueText(words, name, spec.default);
   const hint = el("span", {
     class: "hint",
     id: `${id}-default`,
@@ -54,7 +49,11 @@ function optionControl(name, spec, value) {
       "select",
       { id, "aria-describedby": `${id}-default` },
       ...spec.allowed.map((v) =>
-        el("option", { value: String(v), selected: v === value, text: String(v) }),
+        el("option", {
+          value: String(v),
+          selected: v === value,
+          text: optionValueText(words, name, v),
+        }),
       ),
     );
   } else {
