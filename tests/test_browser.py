@@ -633,11 +633,12 @@ def in_view(page: Page, css: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("metrics", [DESKTOP, PHONE], ids=["desktop", "phone"])
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_the_first_renuncio_is_in_view_on_load(
+def test_the_ruling_sentence_is_in_the_first_screen_on_load(
     page: Page, name: str, metrics: dict[str, Any]
 ) -> None:
-    """On load the page is at the first renuncio (focused, its top in the window) when the log
-    has one, and at the top when it has none."""
+    """On load the first renuncio's sentence is in the first screen, whole, and focused (a tap
+    on it leads to the trick), its deal unfolded, when the log has one; the page is at the top
+    when it has none."""
     log = load(name)
     answer = api_answer(page.server, log)
     page.viewport(metrics)
@@ -650,10 +651,13 @@ def test_the_first_renuncio_is_in_view_on_load(
         assert page.driver.execute_script("return scrollY") == 0 or answer["illegal"], name
         return
     index, violation = first
-    where = in_view(page, f"#deal-{index + 1}-trick-{violation['trick'] + 1}")
-    assert where["focused"], "the first renuncio has the focus"
-    assert 0 <= where["top"] < where["height"], where
-    assert where["scrollY"] > 0 or where["top"] < where["height"] / 2
+    sentence = f'[data-summary-deal="{index}"][data-summary-trick="{violation["trick"]}"]'
+    where = in_view(page, sentence)
+    assert where["focused"], "the first renuncio's sentence has the focus"
+    assert where["top"] >= 0 and where["bottom"] <= where["height"], where
+    assert "folded" not in str(
+        page.driver.find_element(By.ID, f"deal-{index + 1}").get_attribute("class")
+    )
 
 
 @pytest.mark.parametrize("metrics", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -36,6 +36,7 @@ from tests.browser_support import (
     DESKTOP,
     EXAMPLES,
     PHONE,
+    SCREENSHOTS,
     UI,
     Page,
     api_answer,
@@ -322,6 +323,9 @@ def test_a_whole_tute_4p_deal_by_taps_on_a_phone_gets_the_ruling(page: Page) -> 
     page.wait_ruling(0)
     link = editor.driver.find_element(By.CSS_SELECTOR, "[data-summary-deal]")
     assert "ana" in link.text and UI["en"]["failed.fallar"] in link.text
+    # the ruling's sentence first, focused: a tap on it leads to the trick
+    assert editor.driver.execute_script("return document.activeElement === arguments[0]", link)
+    link.click()
     trick = editor.driver.find_element(By.ID, f"deal-1-trick-{violation['trick'] + 1}")
     assert editor.driver.execute_script("return document.activeElement === arguments[0]", trick)
     no_console_errors(page)
@@ -929,4 +933,62 @@ def test_no_code_is_shown_in_any_state_of_the_editor_or_the_ruling(page: Page, l
     page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
     codes_shown(page, "the ruling, printed", seen)
     assert seen == {}, seen
+    no_console_errors(page)
+
+
+# --- the next thing to do in view ----------------------------------------------------------------
+
+# The focused element: whether it is a control of the page (not the body) and inside the window.
+READ_WORK = """
+const a = document.activeElement;
+const r = a.getBoundingClientRect();
+return {tag: a.tagName, card: a.dataset.card || null, action: a.dataset.action || a.id || null,
+        top: r.top, bottom: r.bottom, inner: innerHeight};
+"""
+
+
+def work_in_view(editor: Editor, step: str) -> dict[str, Any]:
+    work: dict[str, Any] = editor.driver.execute_script(READ_WORK)
+    assert work["tag"] != "BODY", f"{step}: the focus dropped to the body"
+    assert work["top"] >= 0 and work["bottom"] <= work["inner"], f"{step}: {work}"
+    return work
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_the_next_thing_to_do_is_in_view_and_focused_after_every_step(
+    page: Page, size: str
+) -> None:
+    """Done when: after every step — the table's "next", each card, "play the deal", each move,
+    a renuncio — the next thing to do has the focus and is inside the window, on a phone and
+    a laptop (the whole tute-4p deal of the renuncio example, entered as a deck)."""
+    source = load("tute-4p-renuncio.json")
+    log = {**source, "deals": [source["deals"][1]]}
+    deal = log["deals"][0]
+    page.viewport(SIZES[size])
+    editor = Editor(page, "es")
+    editor.open()
+    editor.table(log, deal, "deck")
+    work = work_in_view(editor, "the cards begin")
+    assert work["card"] == deal["deck"][0] or work["tag"] == "BUTTON"
+    now = editor.driver.execute_script(READ_BOX, "#entry-now")
+    assert now["top"] >= 0 and now["bottom"] <= now["inner"], "what to fill now is in view"
+    for code in deal["deck"]:
+        editor.tap(f'[data-pick-card="{code}"]')
+        work_in_view(editor, f"the card {code}")
+    assert work_in_view(editor, "every card placed")["action"] == "start"
+    editor.start()
+    for k, event in enumerate(deal["events"]):
+        work = work_in_view(editor, f"before move {k}")
+        if work["card"] != event["card"]:
+            turn = editor.driver.execute_script(READ_FOCUS)["turn"]
+            assert turn == event["seat"], (k, work)  # the acting seat's first card
+        editor.move(event)
+        if editor.verdict()["verdict"] == "renuncio":
+            box = editor.driver.execute_script(READ_BOX, "#verdict")
+            assert box["top"] >= 0, "the renuncio is in view, with the hand to play"
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # the screen as the organiser sees it
+            editor.driver.save_screenshot(str(SCREENSHOTS / f"editor-renuncio-screen-{size}.png"))
+    work = work_in_view(editor, "the deal over")
+    assert work["action"] == "open-ruling", work
+    page.screenshot(f"editor-over-{size}.png", SIZES[size], keep=True)
     no_console_errors(page)

@@ -8,7 +8,7 @@
 // answers; this module draws its three steps (tableform.js, picker.js, table.js) and wires the
 // taps to it.
 
-import { button, byId, el } from "./dom.js";
+import { bringIntoView, button, byId, el } from "./dom.js";
 import {
   Drafts,
   draftSummary,
@@ -177,7 +177,7 @@ class Editor {
 
   // --- 1. the table -----------------------------------------------------------------------------
 
-  showTable() {
+  showTable({ focus = false } = {}) {
     const form = renderTableForm(
       this.state.form ?? this.state.choice,
       (choice) => {
@@ -192,6 +192,7 @@ class Editor {
     );
     this.root.replaceChildren(form, this.draftList());
     this.mark("table");
+    if (focus) bringIntoView(form, form.querySelector("#ruleset"), form.querySelector("#ruleset"));
   }
 
   /** The table `choice` taken: on to the cards, with what moved said. `undo`: the draft of
@@ -294,12 +295,22 @@ class Editor {
   showCards(problem = null, notice = null) {
     const picker = renderPicker(this.state.entry, this.state.choice.names, {
       onStart: () => this.startPlay(),
-      onBack: () => this.showTable(),
-      onDraw: () => this.mark("cards"),
+      onBack: () => this.showTable({ focus: true }),
+      onDraw: () => {
+        this.mark("cards");
+        // every card placed: the next thing is to play
+        const start = byId("start-play");
+        if (this.state.entry.complete()) bringIntoView(start, start, start);
+      },
     });
     if (notice) picker.prepend(notice);
     if (problem) picker.prepend(problemBox(problem));
     this.root.replaceChildren(picker);
+    // the step begins: what to fill now, the pack below it, and a card of it focused
+    const next = picker.querySelector(".picker .card:not(.given)") ?? byId("start-play");
+    bringIntoView(picker.firstElementChild, byId("entry-now"), next);
+    const start = byId("start-play");
+    if (this.state.entry.complete()) bringIntoView(start, start, start);
   }
 
   async startPlay() {
@@ -411,9 +422,27 @@ class Editor {
     }
     this.mark("play");
     if (this.fillOnlyDraw()) return;
-    const focus = this.root.querySelector(".prompt button, .seat.acting .hand-now button");
-    if (focus) focus.focus({ preventScroll: true });
+    this.showWork();
     if (this.state.check === "pending") this.scheduleCheck();
+  }
+
+  /** The next thing to do in view and focused: the prompt, else the hand to play (with the
+   *  verdict and whose turn it is above it, when they fit), else, the deal over, the ruling. */
+  showWork() {
+    const prompt = this.root.querySelector(".prompt");
+    if (prompt) {
+      bringIntoView(prompt, prompt, prompt.querySelector("button"));
+      return;
+    }
+    const seat = this.root.querySelector(".seat.acting");
+    if (seat) {
+      const verdict = byId("verdict");
+      const above = verdict.childElementCount ? verdict : this.root.querySelector(".turn-line");
+      bringIntoView(above, seat, seat.querySelector(".hand-now button"));
+      return;
+    }
+    const over = this.root.querySelector(".deal-over");
+    if (over) bringIntoView(over, byId("open-ruling"), byId("open-ruling"));
   }
 
   /** A draw to name with one card left that it can be: filled in, and said (once a draw). */

@@ -60,6 +60,24 @@ function openPlace(place, remember = true) {
   if (remember) history.replaceState(null, "", new URL(placeHref(place), location.href).href);
 }
 
+/** The page as it opens on a log: the ruling's sentence first, in the first screen and
+ *  focused (a tap on it leads to the trick), the deal of the first incident unfolded. */
+function openAtRuling(place) {
+  const deal = ruling.querySelector(`#deal-${place.deal}`);
+  if (deal) setFolded(deal, false);
+  const summary = ruling.querySelector(".summary");
+  const sentence =
+    ruling.querySelector(
+      `[data-summary-deal="${place.deal - 1}"][data-summary-trick="${(place.trick ?? 0) - 1}"]`,
+    ) ?? ruling.querySelector(`[data-summary-deal="${place.deal - 1}"]`);
+  if (!summary || !sentence) {
+    openPlace(place, false);
+    return;
+  }
+  summary.scrollIntoView({ block: "start" });
+  sentence.focus({ preventScroll: true });
+}
+
 function stepToggle(ctx) {
   return (deal, index) =>
     button({ class: "step-toggle", "aria-expanded": "false" }, t("deal.step"), (event) => {
@@ -77,8 +95,11 @@ function render(answer, place) {
   );
   markRendered("ready");
   ruling.dataset.lang = document.documentElement.lang;
-  const target = place && place.deal ? place : firstIncident(ctx);
-  if (target) openPlace(target, false);
+  if (place && place.deal) openPlace(place, false);
+  else {
+    const incident = firstIncident(ctx);
+    if (incident) openAtRuling(incident);
+  }
 }
 
 // --- asking the service ---------------------------------------------------------------------
