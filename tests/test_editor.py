@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import re
 import time
 from typing import Any
@@ -991,4 +992,101 @@ def test_the_next_thing_to_do_is_in_view_and_focused_after_every_step(
     work = work_in_view(editor, "the deal over")
     assert work["action"] == "open-ruling", work
     page.screenshot(f"editor-over-{size}.png", SIZES[size], keep=True)
+    no_console_errors(page)
+
+
+# --- doubt carried to the end ---------------------------------------------------------------------
+
+
+def test_a_ruling_on_unknown_cards_carries_its_doubt_to_the_link_the_ruling_and_the_print(
+    page: Page,
+) -> None:
+    """Deal 3 of tute-2p-match, the stock entered as it is drawn: nobody saw bea draw the as de
+    copas, nor one card ana drew and still holds. Whether bea's play in trick 15 was a renuncio
+    depends on them (1 case of 2). The live verdict says so instead of the referee's flat
+    sentence; the exported log marks the cards it fills in (``unknown``); the ruling opened
+    from it, its link and its print say what depends on them; the link opened in the editor
+    has the cards unknown again."""
+    source = load("tute-2p-match.json")
+    log = {**source, "deals": [source["deals"][2]]}
+    deal = log["deals"][0]
+    answer = api_answer(page.server, {**log, "steps": True})
+    violation = answer["deals"][0]["violations"][0]
+    stop = violation["event"] + 1
+    left = answer["deals"][0]["steps"][stop]["hands"]
+    draws = [d for trick in answer["deals"][0]["tricks"] for d in trick["draws"]]
+    # every copa bea held then (she drew them), and two other cards ana drew and holds
+    bea = [k for k, d in enumerate(draws) if d["seat"] == 1 and d["card"].endswith("C")]
+    bea = [k for k in bea if draws[k]["card"] in left[1]]
+    ana = [k for k, d in enumerate(draws) if d["seat"] == 0 and d["card"] in left[0]]
+    ana = [k for k in ana if not draws[k]["card"].endswith("C")][:2]
+    unseen = set(bea + ana)
+    # bea's renuncio stands unless her unknown cards were both of ana's: all cases but one
+    total = math.comb(len(unseen), len(bea))
+    n = total - 1
+    page.viewport(PHONE)
+    editor = Editor(page, "es")
+    editor.open()
+    editor.table(log, deal, "hands")
+    for code in [c for hand in deal["hands"] for c in hand] + [deal["stock"][-1]]:
+        editor.tap(f'[data-pick-card="{code}"]')
+    editor.tap('[data-action="rest-unknown"]')
+    editor.start()
+    named = 0
+    for event in deal["events"][:stop]:
+        while editor.driver.find_elements(By.CSS_SELECTOR, ".prompt"):
+            if named in unseen:
+                editor.tap('.prompt [data-action="draw-unknown"]')
+            else:
+                editor.tap(f'.prompt [data-pick-card="{draws[named]["card"]}"]')
+            named += 1
+        editor.move(event)
+    page.until(
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, "#verdict [data-doubt] .message:not(:empty)")
+            and d.find_elements(By.CSS_SELECTOR, '#unknowns [data-dependency^="outcome"]')
+        ),
+        "the check",
+    )
+    verdict = editor.driver.find_element(By.CSS_SELECTOR, "#verdict [data-verdict]")
+    words = UI["es"]
+    assert words["unknown.verdict_doubt"].format(name="bea") in verdict.text, verdict.text
+    assert f"{n} de {total}" in verdict.text, verdict.text
+    flat = api_answer(page.server, log, "es")["deals"][0]["violations"][0]["message"]
+    assert flat not in verdict.text, "no guessed card stated as fact"
+    page.screenshot("editor-doubt-phone.png", PHONE, keep=True)
+    # the log exported: the cards it fills in are marked, every card of the pack still once
+    exported = editor.log()
+    marked = exported["deals"][0]["unknown"]
+    assert len(marked) == len(deal["stock"]) - 1 - (named - len(unseen))  # unknown, undrawn too
+    assert {draws[k]["card"] for k in unseen} <= set(marked) or len(marked) >= len(unseen)
+    assert api_answer(page.server, exported)["status"] == "in_progress"
+    # the ruling opened from the editor: the sentence, the trick and the report say the doubt
+    editor.driver.find_element(By.ID, "open-ruling").click()
+    page.until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+    page.wait_ruling(0)
+    page.until(
+        lambda d: (
+            d.execute_script("return document.getElementById('ruling').dataset.unknowns") == "done"
+        ),
+        "the ruling's check",
+    )
+    sentence = editor.driver.find_element(By.CSS_SELECTOR, ".summary .verdict-line").text
+    assert words["unknown.verdict_doubt"].format(name="bea") in sentence
+    report = editor.driver.find_element(By.ID, "unknowns-1")
+    lines = report.find_elements(By.CSS_SELECTOR, '[data-dependency="depends"][data-seat="1"]')
+    assert lines and f"{n} de {total}" in lines[0].text
+    assert "#log=" in editor.driver.current_url
+    page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    assert report.is_displayed() and f"{n} de {total}" in report.text, "the print says it"
+    page.screenshot("ruling-doubt-print.png", PHONE, keep=True)
+    page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    # the link opened in the editor: the cards are unknown again, and the check says the same
+    link = urlsplit(editor.driver.current_url).fragment
+    editor.open("#" + link)
+    assert len(editor.driver.find_elements(By.CSS_SELECTOR, '.hand-now [data-card="?"]')) >= 1
+    page.until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, '#unknowns [data-dependency="depends"]'),
+        "the editor's check",
+    )
     no_console_errors(page)

@@ -411,6 +411,23 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "{name} holds unknown cards: this verdict is for one way of filling them in; what "
             "depends on them is said below."
         ),
+        "page.unknown.deal_note.one": (
+            "One card of this deal was not known: the log fills it in one way so that the referee "
+            "can judge, and what depends on it is said below."
+        ),
+        "page.unknown.deal_note.other": (
+            "{count} cards of this deal were not known: the log fills them in one way so that "
+            "the referee can judge, and what depends on them is said below."
+        ),
+        "page.unknown.verdict_doubt": "it depends on {name}'s unknown cards",
+        "page.unknown.verdict_checking": (
+            "With {name}'s unknown cards filled in one way this play is a renuncio; the referee "
+            "is being asked about every card they may be…"
+        ),
+        "page.unknown.verdict_none": (
+            "With {name}'s unknown cards filled in one way this play is a renuncio; whether it "
+            "stands is said below."
+        ),
         "page.unknown.tag": "({name} held unknown cards: see what depends on them)",
         "page.play.unknown_card": "unknown card",
     },
@@ -824,6 +841,23 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.unknown.verdict_note": (
             "{name} tiene cartas desconocidas: este veredicto es para una manera de completarlas; "
             "lo que depende de ellas se dice más abajo."
+        ),
+        "page.unknown.deal_note.one": (
+            "Una carta de esta mano no se conocía: el registro la completa de una manera para "
+            "que el árbitro pueda juzgar, y lo que depende de ella se dice más abajo."
+        ),
+        "page.unknown.deal_note.other": (
+            "{count} cartas de esta mano no se conocían: el registro las completa de una manera "
+            "para que el árbitro pueda juzgar, y lo que depende de ellas se dice más abajo."
+        ),
+        "page.unknown.verdict_doubt": "depende de las cartas desconocidas de {name}",
+        "page.unknown.verdict_checking": (
+            "Con las cartas desconocidas de {name} completadas de una manera, esta jugada es un "
+            "renuncio; se está preguntando al árbitro por cada carta que pueden ser…"
+        ),
+        "page.unknown.verdict_none": (
+            "Con las cartas desconocidas de {name} completadas de una manera, esta jugada es un "
+            "renuncio; si se mantiene se dice más abajo."
         ),
         "page.unknown.tag": "({name} tenía cartas desconocidas: véase qué depende de ellas)",
         "page.play.unknown_card": "carta desconocida",

@@ -180,3 +180,22 @@ test("one unknown place and one card left: that card is filled in; more, nothing
   assert.equal(entry.fillTheOnlyUnknown(), null, "two places: either card may be either");
   assert.deepEqual(entry.unknownSlots().length, 2);
 });
+
+test("a log's unknown cards are marked (`unknown`), and a log so marked opens them unknown", () => {
+  const deal = example("tute-3p.json").deals[0];
+  const entry = DealEntry.fromDeal(table("tute-3p", 3), deal, 2);
+  const forgotten = [entry.slots["hand-1"][4], entry.slots["hand-0"][0]];
+  entry.slots["hand-1"][4] = UNKNOWN;
+  entry.slots["hand-0"][0] = UNKNOWN;
+  const fill = entry.representative();
+  const written = entry.setup(fill);
+  assert.deepEqual(written.unknown.sort(), [...fill.values()].sort());
+  assert.deepEqual([...fill.values()].sort(), forgotten.sort(), "the fillers are the cards left");
+  const again = DealEntry.fromDeal(table("tute-3p", 3), written, 2);
+  assert.deepEqual(again.slots, entry.slots, "the marked places are unknown again");
+  // no mark: every card as given; a mark of no card of the pack, or of the shown card, is none
+  assert.equal(DealEntry.fromDeal(table("tute-3p", 3), deal, 2).unknownSlots().length, 0);
+  const odd = { ...deal, unknown: ["ZZ", 7, deal.trump_card] };
+  assert.equal(DealEntry.fromDeal(table("tute-3p", 3), odd, 2).unknownSlots().length, 0);
+  assert.equal(entry.setup(new Map()).unknown.length, 0, "unfilled places mark nothing");
+});

@@ -25,7 +25,7 @@ import { decodeLog, readFragment } from "./logcodec.js";
 import { renderPicker } from "./picker.js";
 import { problemLines } from "./rulingtext.js";
 import { Service, ServiceError } from "./service.js";
-import { candidatePrompt, renderTable, unknownsReport } from "./table.js";
+import { candidatePrompt, renderTable, unknownsReport, verdictBox } from "./table.js";
 import { renderTableForm } from "./tableform.js";
 import {
   DATA,
@@ -474,6 +474,7 @@ class Editor {
     }
     if (this.state.check) byId("unknowns")?.replaceWith(unknownsReport(this.state));
     else byId("unknowns")?.remove();
+    byId("verdict")?.replaceWith(verdictBox(this.state)); // a renuncio in doubt: now what it is
   }
 
   // --- a log opened here ------------------------------------------------------------------------

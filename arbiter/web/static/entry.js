@@ -214,6 +214,9 @@ export class DealEntry {
     };
     const list = (id) => this.slots[id].map((_, index) => card(id, index));
     const deal = { dealer: this.dealer };
+    // the cards the log fills in where nobody knows the card: marked, never passed off as known
+    const filled = this.unknownSlots().map((slot) => fill.get(`${slot.id}/${slot.index}`));
+    if (filled.length) deal.unknown = filled.filter(Boolean);
     if (this.mode === "deck") {
       deal.deck = list("deck");
       return deal;
@@ -235,7 +238,7 @@ export class DealEntry {
   }
 
   /** An entry holding a log's deal (its cards as given: hands with stock or trump card, or
-   *  deck). */
+   *  deck; the cards its `unknown` marks, docs/api.md, are unknown again). */
   static fromDeal(table, deal, dealer) {
     const entry = new DealEntry(table, dealer, Array.isArray(deal.deck) ? "deck" : "hands");
     const canon = (code) => entry.deck.canon(code);
@@ -252,7 +255,29 @@ export class DealEntry {
         entry.slots.trump = [canon(deal.trump_card)];
       }
     }
+    entry.forget(unknownMarked(deal, entry.pack(), canon));
     entry.advance();
     return entry;
   }
+
+  /** The places holding one of `codes` hold a card nobody knows (a log's `unknown`): in a
+   *  hand or the stock, where a card may be unknown; never the dealer's shown card. */
+  forget(codes) {
+    codes.delete(this.slots.trump?.[0]);
+    for (const target of this.targets) {
+      if (!this.allowsUnknown(target)) continue;
+      const slots = this.slots[target.id];
+      slots.forEach((code, index) => {
+        if (codes.has(code)) slots[index] = UNKNOWN;
+      });
+    }
+  }
+}
+
+/** The cards a log's deal marks as unknown (its `unknown`: card codes of the pack, at most the
+ *  pack's size; anything else is no mark and is left out), canonical by `canon`. */
+export function unknownMarked(deal, pack, canon = (code) => code) {
+  const marked = Array.isArray(deal.unknown) ? deal.unknown.slice(0, pack.length) : [];
+  const codes = marked.filter((code) => typeof code === "string").map(canon);
+  return new Set(codes.filter((code) => pack.includes(code)));
 }

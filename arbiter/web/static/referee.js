@@ -6,12 +6,15 @@
 // never as markup (the page's Content-Security-Policy enforces it with Trusted Types).
 
 import { button, byId, el } from "./dom.js";
+import { EditorState } from "./editorstate.js";
 import { decodeLog, logText, readFragment, writeFragment } from "./logcodec.js";
 import { contextOf, renderRuling, setFolded } from "./ruling.js";
 import { firstIncident, problemLines } from "./rulingtext.js";
 import { Service, ServiceError } from "./service.js";
 import { closeStepper, toggleStepper } from "./stepper.js";
+import { unknownsReport } from "./table.js";
 import {
+  DATA,
   applyStaticWords,
   currentLang,
   onLangChange,
@@ -78,6 +81,36 @@ function openAtRuling(place) {
   sentence.focus({ preventScroll: true });
 }
 
+/**
+ * For each deal whose log marks cards as unknown (docs/api.md), the editor's report of what
+ * depends on them — asked of the referee case by case, as the editor asks — under the deal's
+ * note: the ruling says whether a renuncio stands whatever the cards were, or depends on them.
+ * `request`: the ruling's request, which a newer log or language makes stale.
+ */
+async function reportUnknowns(ctx, request) {
+  const marked = ctx.answer.deals
+    .map((_, index) => index)
+    .filter((index) => ctx.log.deals[index]?.unknown?.length > 0);
+  if (!marked.length) return;
+  ruling.dataset.unknowns = "pending";
+  for (const index of marked) {
+    const state = new EditorState(DATA, words, service);
+    try {
+      await state.open(ctx.log, { deal: index + 1 });
+      if (state.check === "pending") await state.checkUnknowns();
+    } catch (error) {
+      state.check = { error: problemLines(words, error).join(" — ") };
+    }
+    if (request !== opened.requests) return;
+    if (state.check && state.answer) {
+      ruling
+        .querySelector(`[data-unknown-note="${index}"]`)
+        ?.after(unknownsReport(state, `unknowns-${index + 1}`));
+    }
+  }
+  ruling.dataset.unknowns = "done";
+}
+
 function stepToggle(ctx) {
   return (deal, index) =>
     button({ class: "step-toggle", "aria-expanded": "false" }, t("deal.step"), (event) => {
@@ -94,6 +127,7 @@ function render(answer, place) {
     ...renderRuling(ctx, { placeHref, onOpen: openPlace, stepToggle: stepToggle(ctx) }),
   );
   markRendered("ready");
+  reportUnknowns(ctx, opened.requests);
   ruling.dataset.lang = document.documentElement.lang;
   if (place && place.deal) openPlace(place, false);
   else {

@@ -22,6 +22,7 @@ import {
   runningTotals,
   seatName,
   seatNames,
+  seatsHoldingUnknown,
   totalsAfterTrick,
   totalsText,
   trumpText,
@@ -53,9 +54,18 @@ function renderSummary(ctx, placeHref, onOpen) {
   ctx.answer.deals.forEach((deal, index) => {
     const { violations, illegal } = incidents(ctx, index);
     if (!violations.length && !illegal) return;
-    const links = violations.map((v) =>
-      summaryLink(ctx, index, v.trick, verdictSentence(ctx, index, v), placeHref, onOpen),
-    );
+    const links = violations.map((v) => {
+      const link = summaryLink(
+        ctx,
+        index,
+        v.trick,
+        verdictSentence(ctx, index, v),
+        placeHref,
+        onOpen,
+      );
+      const doubt = doubtTag(ctx, index, v.seat);
+      return doubt ? el("span", {}, link, " ", doubt) : link;
+    });
     if (illegal) {
       links.push(summaryLink(ctx, index, null, illegalSentence(ctx, illegal), placeHref, onOpen));
     }
@@ -94,6 +104,17 @@ function renderSummary(ctx, placeHref, onOpen) {
       ? el("ul", { class: "verdicts" }, ...lines)
       : el("p", { class: "clean", text: t("summary.clean") }),
   );
+}
+
+/** "(it depends on ana's unknown cards)", when the seat held a card the log marks as unknown:
+ *  the ruling never states as fact what rests on a card nobody knew. */
+function doubtTag(ctx, index, seat) {
+  if (!ctx.unknownSeats?.[index]?.has(seat)) return null;
+  return el("em", {
+    class: "doubt",
+    "data-doubt": seat,
+    text: `(${t("unknown.verdict_doubt", { name: seatName(ctx, seat) })})`,
+  });
 }
 
 function summaryLink(ctx, deal, trick, text, placeHref, onOpen) {
@@ -233,10 +254,18 @@ function renderDeal(ctx, deal, index, stepToggle) {
   fold.addEventListener("click", () =>
     setFolded(article, article.classList.contains("folded") ? false : true),
   );
+  const unknown = ctx.log.deals[index]?.unknown;
   const body = el(
     "div",
     { class: "deal-body", id: bodyId },
     el("div", { class: "deal-head" }, renderDealFacts(ctx, deal), stepToggle(deal, index)),
+    Array.isArray(unknown) && unknown.length
+      ? el("p", {
+          class: "doubt unknown-note",
+          "data-unknown-note": index,
+          text: counted("unknown.deal_note", unknown.length),
+        })
+      : null,
     el("section", { class: "stepper", hidden: true, "aria-label": t("step.heading") }),
     renderTricks(ctx, deal, index),
   );
@@ -373,7 +402,9 @@ function renderTrick(ctx, deal, index, trick, j, before, after) {
     );
   }
   item.append(...after);
-  for (const violation of violations) item.append(renderViolation(ctx, violation));
+  for (const violation of violations) {
+    item.append(renderViolation(ctx, violation, doubtTag(ctx, index, violation.seat)));
+  }
   item.append(scoreLine(ctx, deal, totalsAfterTrick(deal, j), "running"));
   return item;
 }
@@ -404,8 +435,9 @@ export function renuncioParts(found, deck, headClass, hidden = new Set()) {
   ];
 }
 
-function renderViolation(ctx, violation) {
+function renderViolation(ctx, violation, doubt = null) {
   const parts = renuncioParts(violation, ctx.deck, "violation-head");
+  if (doubt) parts[0].append(" ", doubt);
   parts[2].append(
     " ",
     el("a", {
@@ -534,6 +566,7 @@ export function renderOutcome(ctx, deal) {
  * `onOpen(place)` opens it; `stepToggle(deal, index)` is the button that opens a deal's steps.
  */
 export function renderRuling(ctx, { placeHref, onOpen, stepToggle }) {
+  ctx.unknownSeats = ctx.answer.deals.map((_, index) => seatsHoldingUnknown(ctx, index));
   const parts = [renderHead(ctx), renderSummary(ctx, placeHref, onOpen), renderMatch(ctx)];
   if (ctx.answer.next) parts.push(renderNext(ctx));
   ctx.answer.deals.forEach((deal, index) => parts.push(renderDeal(ctx, deal, index, stepToggle)));

@@ -206,6 +206,25 @@ export function optionValueText(words, name, value) {
   return String(value);
 }
 
+/**
+ * The seats of deal `index` that held a card the log marks as unknown (its `unknown`,
+ * docs/api.md): dealt it in their hand, or drew it from the stock. Their renuncios may depend
+ * on what those cards were.
+ */
+export function seatsHoldingUnknown(ctx, index) {
+  const deal = ctx.log.deals?.[index];
+  const list = (value) => (Array.isArray(value) ? value : []);
+  const marked = new Set(list(deal?.unknown).map((code) => ctx.deck.canon(code)));
+  const seats = new Set();
+  if (!marked.size) return seats;
+  list(deal.hands).forEach((hand, seat) => {
+    if (list(hand).some((code) => marked.has(ctx.deck.canon(code)))) seats.add(seat);
+  });
+  const draws = (ctx.answer.deals[index]?.tricks ?? []).flatMap((trick) => list(trick.draws));
+  for (const draw of draws) if (marked.has(draw.card)) seats.add(draw.seat);
+  return seats;
+}
+
 /** The match's target (the option the ruleset counts to), as the log sets it or by default. */
 export function matchGoal(ctx) {
   const { target } = ctx.ruleset.match;

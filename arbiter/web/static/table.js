@@ -277,18 +277,18 @@ function exported(state) {
 }
 
 /** What depends on the unknown cards: the check's sentences (or that it is being asked). */
-export function unknownsReport(state) {
+export function unknownsReport(state, id = "unknowns") {
   const { check } = state;
   const ctx = contextOf(state.log(), state.answer);
   const box = el(
     "section",
     {
       class: "unknowns",
-      id: "unknowns",
-      "aria-labelledby": "unknowns-heading",
+      id,
+      "aria-labelledby": `${id}-heading`,
       "aria-live": "polite",
     },
-    el("h3", { id: "unknowns-heading", text: t("unknown.heading") }),
+    el("h3", { id: `${id}-heading`, text: t("unknown.heading") }),
   );
   if (check === "pending") {
     box.append(el("p", { class: "loading", text: t("unknown.checking") }));
@@ -342,7 +342,56 @@ export function candidatePrompt(entry, question, onPick, extra = null) {
   );
 }
 
-function verdictBox(state, ctx) {
+/** What the check of the unknown cards says of the renuncio just played by a seat holding
+ *  unknown cards: {seat, finding} (finding null: not found in every case), or null while it is
+ *  not known (the check pending, or none). */
+function doubtOf(state) {
+  const { check } = state;
+  if (!check || check === "pending" || check.error) return null;
+  const seat = check.seats.find((s) => s.seat === state.verdictDoubt && s.checked);
+  if (!seat) return null;
+  const event = state.line.cursor - 1;
+  return { seat, finding: seat.findings.find((f) => f.event === event) ?? null };
+}
+
+const doubtWords = (name) => t("unknown.verdict_doubt", { name });
+
+/** A renuncio found with one filling of the unknown cards, not in every case: said as a doubt
+ *  (the referee's message and correct cards may name a card only the filling put there). */
+function doubtfulRenuncio(state, ctx) {
+  const doubt = doubtOf(state);
+  const name = seatName(ctx, state.verdictDoubt);
+  const said =
+    doubt && doubt.finding
+      ? findingSentence(ctx, doubt.seat, doubt.finding, state.check.candidates, true)
+      : t(doubt ? "unknown.verdict_none" : "unknown.verdict_checking", { name });
+  return el(
+    "div",
+    { class: "verdict verdict-doubt", "data-verdict": "renuncio", "data-doubt": "true" },
+    el(
+      "p",
+      { class: "verdict-head" },
+      el("strong", {
+        text: `${renuncioHeading(words, state.verdict.obligation)} — ${doubtWords(name)}`,
+      }),
+    ),
+    el("p", { class: "message", text: said }),
+  );
+}
+
+/** What is said under a verdict on a move of a seat holding unknown cards: that the renuncio
+ *  stands whatever they are, or that the verdict is for one way of filling them in. */
+function doubtNote(state, ctx, stands) {
+  if (stands) {
+    const { seat, finding } = stands;
+    return findingSentence(ctx, seat, finding, state.check.candidates, true);
+  }
+  return t("unknown.verdict_note", { name: seatName(ctx, state.verdictDoubt) });
+}
+
+/** The verdict on the last move, in a live region (redrawn when the check of the unknown
+ *  cards answers). */
+export function verdictBox(state, ctx = contextOf(state.log(), state.answer)) {
   const box = el("div", {
     class: "verdict-box",
     id: "verdict",
@@ -350,17 +399,21 @@ function verdictBox(state, ctx) {
     "aria-live": "polite",
     "aria-atomic": "true",
   });
-  if (state.verdict) {
+  if (!state.verdict) return box;
+  if (state.verdictDoubt === null) {
     box.append(verdictElement(state.verdict, ctx.deck, state.fillers()));
-    if (state.verdictDoubt !== null) {
-      box.append(
-        el("p", {
-          class: "hint",
-          text: t("unknown.verdict_note", { name: seatName(ctx, state.verdictDoubt) }),
-        }),
-      );
-    }
+    return box;
   }
+  const doubt = doubtOf(state);
+  const stands = doubt?.finding?.cases === doubt?.seat.cases ? doubt : null;
+  if (state.verdict.verdict === "renuncio" && !stands) {
+    box.append(doubtfulRenuncio(state, ctx));
+    return box;
+  }
+  box.append(
+    verdictElement(state.verdict, ctx.deck, state.fillers()),
+    el("p", { class: "hint", text: doubtNote(state, ctx, stands) }),
+  );
   return box;
 }
 
