@@ -28,6 +28,7 @@ export const DOM = [
   "cards",
   "dom",
   "enter",
+  "keys",
   "picker",
   "referee",
   "ruling",

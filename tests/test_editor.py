@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
@@ -1089,4 +1090,97 @@ def test_a_ruling_on_unknown_cards_carries_its_doubt_to_the_link_the_ruling_and_
         lambda d: d.find_elements(By.CSS_SELECTOR, '#unknowns [data-dependency="depends"]'),
         "the editor's check",
     )
+    no_console_errors(page)
+
+
+# --- the keyboard alone ---------------------------------------------------------------------------
+
+
+class Keyboard:
+    """Keys pressed as a person presses them (to whatever has the focus), counted."""
+
+    def __init__(self, editor: Editor) -> None:
+        self.editor = editor
+        self.presses = 0
+
+    def press(self, *keys: str) -> None:
+        for key in keys:
+            self.editor.page.keys(key)
+            self.presses += 1
+
+    def type(self, text: str) -> None:
+        self.press(*text)
+
+    def chord(self, modifier: str, key: str) -> None:
+        """A key with a modifier held (Shift+Tab, Ctrl+Z): one press."""
+        ActionChains(self.editor.driver).key_down(modifier).send_keys(key).key_up(
+            modifier
+        ).perform()
+        self.presses += 1
+
+    def card(self, code: str) -> None:
+        """A card's code typed: the card given or played; waited for like a tap."""
+        before = self.editor.renders()
+        self.type(code)
+        self.editor.until_idle(before)
+
+
+def test_a_whole_deal_by_keyboard_alone_in_under_250_presses(page: Page) -> None:
+    """Done when: the tute-4p renuncio deal is entered and played by keyboard alone — the skip
+    link, the names, the dealer, each card's code typed in the pack (and in the hand to play
+    it), Ctrl+Z and Ctrl+Y — in fewer than 250 key presses, the focus never on the body; the
+    arrow keys move through the pack and the hand."""
+    source = load("tute-4p-renuncio.json")
+    log = {**source, "deals": [source["deals"][1]]}
+    deal = log["deals"][0]
+    expected = api_answer(page.server, log)
+    dealt = api_answer(page.server, {**log, "steps": True})["deals"][0]["steps"][0]["hands"]
+    editor = Editor(page, "es")
+    page.open("?lang=es", path="/enter")
+    keys = Keyboard(editor)
+    keys.press(Keys.TAB)  # the skip link is the first stop
+    assert page.driver.execute_script("return document.activeElement.className") == "skip-link"
+    keys.press(Keys.ENTER, Keys.TAB, Keys.TAB)  # past the header, the ruleset, the first name
+    for name in log["players"]:
+        keys.type(name)
+        keys.press(Keys.TAB)
+    keys.press(Keys.UP, Keys.UP, Keys.UP)  # the dealer: the first seat
+    keys.chord(Keys.SHIFT, Keys.TAB)  # back to a name, where Enter sends the form
+    before = editor.renders()
+    keys.press(Keys.ENTER)
+    editor.until_idle(before)
+    assert editor.phase() == "cards"
+    # the arrows move through the pack: right, and down to the next suit's row
+    first = page.driver.execute_script("return document.activeElement.dataset.card")
+    keys.press(Keys.RIGHT, Keys.DOWN, Keys.LEFT, Keys.UP)
+    assert page.driver.execute_script("return document.activeElement.dataset.card") == first
+    for hand in dealt:
+        for code in hand:
+            keys.card(code)
+    keys.card(deck_last := deal["deck"][-1])
+    assert deck_last in dealt[0]
+    assert page.driver.execute_script("return document.activeElement.id") == "start-play"
+    before = editor.renders()
+    keys.press(Keys.ENTER)
+    editor.until_idle(before)
+    for k, event in enumerate(deal["events"]):
+        keys.card(event["card"])
+        if k == 5:  # undone and redone from the keyboard
+            before = editor.renders()
+            keys.chord(Keys.CONTROL, "z")
+            editor.until_idle(before)
+            assert len(editor.log()["deals"][0]["events"]) == 5
+            before = editor.renders()
+            keys.chord(Keys.CONTROL, "y")
+            editor.until_idle(before)
+        work_in_view(editor, f"move {k}")
+    entered = api_answer(page.server, editor.log())
+    assert entered["deals"][0]["violations"] == expected["deals"][0]["violations"]
+    assert entered["deals"][0]["outcome"] == expected["deals"][0]["outcome"]
+    assert entered["deals"][0]["scores"] == expected["deals"][0]["scores"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "editor-keyboard.json").write_text(
+        json.dumps({"deal": "tute-4p-renuncio.json, deal 2", "key_presses": keys.presses})
+    )
+    assert keys.presses < 250, keys.presses
     no_console_errors(page)

@@ -22,6 +22,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "the referee rules them."
         ),
         "page.nav.referee": "Referee",
+        "page.skip": "Skip to the content",
         "page.nav.enter": "Enter a deal",
         "page.nav.rules": "Rules",
         "page.nav.api": "API contract",
@@ -438,6 +439,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "resultado, tal como los decide el árbitro."
         ),
         "page.nav.referee": "Árbitro",
+        "page.skip": "Saltar al contenido",
         "page.nav.enter": "Anotar una mano",
         "page.nav.rules": "Reglas",
         "page.nav.api": "Contrato de la API",

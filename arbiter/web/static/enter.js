@@ -20,6 +20,7 @@ import {
   writeDraftFragment,
 } from "./draft.js";
 import { EditorState, StaleAnswer, headerOf } from "./editorstate.js";
+import { wireKeys } from "./keys.js";
 import { placeName } from "./entrytext.js";
 import { decodeLog, readFragment } from "./logcodec.js";
 import { renderPicker } from "./picker.js";
@@ -426,6 +427,14 @@ class Editor {
     if (this.state.check === "pending") this.scheduleCheck();
   }
 
+  /** Undo or redo from the keyboard, when the button would do it: whether it did. */
+  keyStep(action) {
+    const control = this.root.querySelector(`[data-action="${action}"]`);
+    if (!control || control.disabled || this.state.busy) return false;
+    control.click();
+    return true;
+  }
+
   /** The next thing to do in view and focused: the prompt, else the hand to play (with the
    *  verdict and whose turn it is above it, when they fit), else, the deal over, the ruling. */
   showWork() {
@@ -527,13 +536,23 @@ const editor = new Editor(
 window.addEventListener("popstate", () => {
   const draft = draftInAddress();
   if (draft) editor.restore(draft);
-  else if (!openFromLink(editor)) editor.fresh();
+  else if (!openFromLink(editor) && !location.hash) editor.fresh();
 });
 byId("key-form").addEventListener("submit", (event) => {
   event.preventDefault();
   service.setApiKey(byId("api-key").value.trim());
   byId("key-form").hidden = true;
   editor.redraw();
+});
+wireKeys(byId("editor"), {
+  phase: () => editor.state.phase,
+  canon: (text) => {
+    const { entry } = editor.state;
+    const code = entry?.deck.canon(text);
+    return entry?.pack().includes(code) ? code : null;
+  },
+  undo: () => editor.keyStep("undo"),
+  redo: () => editor.keyStep("redo"),
 });
 wireLanguageLinks();
 onLangChange(() => editor.redraw());

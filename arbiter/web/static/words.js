@@ -60,8 +60,15 @@ function setLang(next) {
   for (const listener of listeners) listener(next);
 }
 
-/** The header's ES / EN links switch the language in place (the log stays open). */
+/** The header's ES / EN links switch the language in place (the log stays open); the skip link
+ *  moves the focus past the header without touching the address (which holds the log). */
 export function wireLanguageLinks() {
+  for (const skip of document.querySelectorAll(".skip-link")) {
+    skip.addEventListener("click", (event) => {
+      event.preventDefault();
+      document.getElementById("main").focus();
+    });
+  }
   for (const link of document.querySelectorAll("[data-lang-switch]")) {
     link.addEventListener("click", (event) => {
       event.preventDefault();
