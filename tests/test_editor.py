@@ -41,6 +41,7 @@ from tests.browser_support import (
     SCREENSHOTS,
     UI,
     Page,
+    address_log,
     api_answer,
     browser,
     fragment,
@@ -1077,7 +1078,8 @@ def test_a_ruling_on_unknown_cards_carries_its_doubt_to_the_link_the_ruling_and_
     report = editor.driver.find_element(By.ID, "unknowns-1")
     lines = report.find_elements(By.CSS_SELECTOR, '[data-dependency="depends"][data-seat="1"]')
     assert lines and f"{n} de {total}" in lines[0].text
-    assert "#log=" in editor.driver.current_url
+    assert "#c=" in editor.driver.current_url  # the short link carries the marks too
+    assert address_log(urlsplit(editor.driver.current_url).fragment) == exported
     page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
     assert report.is_displayed() and f"{n} de {total}" in report.text, "the print says it"
     page.screenshot("ruling-doubt-print.png", PHONE, keep=True)

@@ -22,7 +22,7 @@ import {
 import { EditorState, StaleAnswer, headerOf } from "./editorstate.js";
 import { wireKeys } from "./keys.js";
 import { placeName } from "./entrytext.js";
-import { decodeLog, readFragment } from "./logcodec.js";
+import { fragmentText, readFragment } from "./logcodec.js";
 import { renderPicker } from "./picker.js";
 import { problemLines } from "./rulingtext.js";
 import { Service, ServiceError } from "./service.js";
@@ -519,7 +519,7 @@ function openFromLink(editor) {
   try {
     const found = readFragment(location.hash);
     if (!found) return false;
-    const log = JSON.parse(decodeLog(found.log));
+    const log = JSON.parse(fragmentText(found, DATA.cards));
     editor.open(log, found).catch((error) => editor.showPlayProblem(problemLines(words, error)));
   } catch (error) {
     editor.showTableProblem([t("error.fragment", { detail: error.message })]);

@@ -7,7 +7,7 @@
 
 import { button, byId, el } from "./dom.js";
 import { EditorState } from "./editorstate.js";
-import { decodeLog, logText, readFragment, writeFragment } from "./logcodec.js";
+import { fragmentText, logText, readFragment, shareFragment } from "./logcodec.js";
 import { contextOf, renderRuling, setFolded } from "./ruling.js";
 import { firstIncident, problemLines } from "./rulingtext.js";
 import { Service, ServiceError } from "./service.js";
@@ -48,7 +48,7 @@ function showProblem(heading, lines) {
 }
 
 function placeHref(place) {
-  return writeFragment(logText(opened.log), place);
+  return shareFragment(opened.log, DATA.cards, place);
 }
 
 /** Unfold a deal, bring the trick (or the deal) into view and give it the focus. */
@@ -171,7 +171,7 @@ function openText(text, { share = true, place = null } = {}) {
   }
   opened.log = log;
   if (share) {
-    history.replaceState(null, "", new URL(writeFragment(logText(log)), location.href).href);
+    history.replaceState(null, "", new URL(shareFragment(log, DATA.cards), location.href).href);
   }
   showShare();
   adjudicate(place);
@@ -188,7 +188,7 @@ function openFragment() {
   try {
     found = readFragment(location.hash);
     if (!found) return;
-    found.text = decodeLog(found.log);
+    found.text = fragmentText(found, DATA.cards);
   } catch (error) {
     showProblem(t("error.heading"), [t("error.fragment", { detail: error.message })]);
     return;

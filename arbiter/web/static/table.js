@@ -7,7 +7,7 @@
 
 import { cardButton, cardElement, unknownCard } from "./cards.js";
 import { button, el } from "./dom.js";
-import { logText, writeFragment } from "./logcodec.js";
+import { shareFragment } from "./logcodec.js";
 import { packPicker } from "./picker.js";
 import { contextOf, renderOutcome, scoreLine } from "./ruling.js";
 import {
@@ -232,7 +232,7 @@ function rulingSoFar(state, ctx, lang) {
     );
   } else box.append(el("p", { text: t("ruling.no_renuncio") }));
   if (deal.outcome) box.append(renderOutcome(ctx, deal));
-  const href = `./?lang=${lang}${writeFragment(logText(state.log()))}`;
+  const href = `./?lang=${lang}${shareFragment(state.log(), state.data.cards)}`;
   box.append(
     el("p", {}, el("a", { href, id: "open-ruling", class: "button", text: t("play.open_ruling") })),
   );
