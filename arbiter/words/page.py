@@ -284,6 +284,11 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.entry.back": "Back to the table",
         "page.entry.start": "Play the deal",
+        "page.entry.type_label": "Or type the cards (1O 3O 12O 7C …):",
+        "page.entry.type_submit": "Give them",
+        "page.entry.last_hand": (
+            "the rest of the pack ({count} cards) is {place}: filled in by itself."
+        ),
         "page.entry.only_unknown": (
             "{card} is the only card nobody placed: it is the unknown card in {place}, filled in."
         ),
@@ -700,6 +705,11 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.entry.back": "Volver a la mesa",
         "page.entry.start": "Jugar la mano",
+        "page.entry.type_label": "O escribe las cartas (1O 3O 12O 7C …):",
+        "page.entry.type_submit": "Darlas",
+        "page.entry.last_hand": (
+            "el resto de la baraja ({count} cartas) es {place}: se ha anotado solo."
+        ),
         "page.entry.only_unknown": (
             "{card} es la única carta que nadie colocó: es la carta desconocida de {place}; ya "
             "está anotada."

@@ -199,3 +199,27 @@ test("a log's unknown cards are marked (`unknown`), and a log so marked opens th
   assert.equal(DealEntry.fromDeal(table("tute-3p", 3), odd, 2).unknownSlots().length, 0);
   assert.equal(entry.setup(new Map()).unknown.length, 0, "unfilled places mark nothing");
 });
+
+test("cards typed as text, in either notation; the last hand fills itself with the rest", () => {
+  const facts = table("tute-4p", 4);
+  const entry = new DealEntry(facts, 3);
+  const pack = entry.pack();
+  const typed = entry.giveText(`${pack.slice(0, 9).join(" ")} ZZ, ${pack[0]}`);
+  assert.equal(typed.given, 9);
+  assert.deepEqual(
+    typed.refused.map((r) => [r.text, r.result.refused]),
+    [
+      ["ZZ", "entry.refused.not_in_pack"],
+      [pack[0], "entry.refused.twice"],
+    ],
+  );
+  assert.equal(entry.giveText("ad").given, 0, "the as de oros is placed already");
+  entry.giveText(pack.slice(9, 30).join(" "));
+  assert.equal(entry.fillLastHand().count, 10);
+  assert.deepEqual(entry.slots["hand-3"], pack.slice(30));
+  assert.equal(entry.current, "trump");
+  assert.equal(entry.fillLastHand(), null, "nothing left to fill");
+  const french = new DealEntry(table("tute-4p", 4, "french"), 3);
+  assert.equal(french.giveText("1O 12b").given, 2);
+  assert.deepEqual(french.slots["hand-0"], ["AD", "KC"]);
+});

@@ -196,6 +196,47 @@ export class DealEntry {
     return { ...slots[0], code: candidates[0] };
   }
 
+  /**
+   * The last hand fills itself: when every place but one hand is full and the cards nobody
+   * placed are exactly as many as that hand still lacks, they are its cards. The hand filled
+   * ({target, count}) or null.
+   */
+  fillLastHand() {
+    if (this.mode !== "hands") return null;
+    const open = this.targets.filter(
+      (target) => target.kind !== "trump" && !this.isFull(target.id),
+    );
+    const [target] = open;
+    if (open.length !== 1 || target.kind !== "hand") return null;
+    const rest = this.unplaced();
+    const left = target.size - this.slots[target.id].length;
+    if (rest.length !== left) return null;
+    this.slots[target.id].push(...rest);
+    this.advance();
+    return { target, count: rest.length };
+  }
+
+  /**
+   * Cards typed as text ("1O 3O 12O 7C", as hand records are written; either notation, any
+   * case; "?" an unknown card), given one by one to the places being filled. {given, refused:
+   * [{text, result}]}: a word that is no card, or a card refused, is said and the rest goes on.
+   */
+  giveText(text) {
+    const out = { given: 0, refused: [] };
+    for (const word of text.split(/[\s,;]+/).filter(Boolean)) {
+      const code = this.deck.canonAny(word);
+      const result =
+        word === UNKNOWN
+          ? this.giveUnknown()
+          : code
+            ? this.give(code)
+            : { refused: "entry.refused.not_in_pack", fields: {} };
+      if (result.ok) out.given += 1;
+      else out.refused.push({ text: code ?? word, result });
+    }
+    return out;
+  }
+
   /** Name an unknown slot's card (it is known from now on). */
   name(slot, code) {
     if (this.slots[slot.id][slot.index] !== UNKNOWN || this.where(code)) return false;

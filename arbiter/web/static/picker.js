@@ -5,10 +5,60 @@
 // said in words, all the time.
 
 import { cardButton, unknownCard } from "./cards.js";
-import { button, el } from "./dom.js";
+import { button, byId, el } from "./dom.js";
 import { UNKNOWN } from "./entry.js";
 import { missingText, nowText, placeName, refusalText } from "./entrytext.js";
 import { t, words } from "./words.js";
+
+/** The places of a slot list in the order they are shown: a hand by suit and rank (the
+ *  pack's order, unknown cards last), checked at a glance; a stock or a deck as entered, since
+ *  their order is the deal's. */
+function shownOrder(entry, target) {
+  const cards = entry.slots[target.id];
+  const places = cards.map((_, index) => index);
+  if (target.kind !== "hand") return places;
+  const rank = (code) => (code === UNKNOWN ? Infinity : entry.pack().indexOf(code));
+  return places.sort((a, b) => rank(cards[a]) - rank(cards[b]));
+}
+
+/** The form where cards are typed as text ("1O 3O 12O 7C"), given to the places in turn. */
+function typeForm(onGive) {
+  const input = el("input", {
+    id: "type-cards",
+    type: "text",
+    autocomplete: "off",
+    spellcheck: "false",
+    autocapitalize: "characters",
+  });
+  const form = el(
+    "form",
+    { class: "type-cards", id: "type-form" },
+    el("label", { for: "type-cards", text: t("entry.type_label") }),
+    " ",
+    input,
+    " ",
+    el("button", { type: "submit", class: "secondary", text: t("entry.type_submit") }),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    onGive(input.value);
+  });
+  return form;
+}
+
+/** What the page filled in by itself: the last hand (null: nothing). */
+function filledNote(filled, names) {
+  if (!filled) return null;
+  return el("p", {
+    class: "notice",
+    id: "entry-filled",
+    role: "status",
+    text: words.sentence("entry.last_hand", {
+      count: filled.count,
+      place: placeName(words, filled.target, names),
+    }),
+  });
+}
 
 function targetSection(entry, target, names, update) {
   const cards = entry.slots[target.id];
@@ -29,7 +79,8 @@ function targetSection(entry, target, names, update) {
   const shown = el(
     "div",
     { class: "slots" },
-    ...cards.map((code, index) => {
+    ...shownOrder(entry, target).map((index) => {
+      const code = cards[index];
       const remove = () => update(() => entry.remove(target.id, index));
       if (code === UNKNOWN) return unknownCard(t("entry.unknown_remove"), remove);
       const control = cardButton(code, entry.deck, remove, t("entry.remove"));
@@ -134,6 +185,14 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
       el("h2", { id: "entry-heading", text: t("entry.heading") }),
       el("p", { class: "entry-now", id: "entry-now", "aria-live": "polite", text: now }),
       actions,
+      typeForm((text) =>
+        update(() => {
+          const typed = entry.giveText(text);
+          message = typed.refused
+            .map(({ text: code, result }) => refusalText(words, entry, names, result, code))
+            .join(" ");
+        }, "type-cards"),
+      ),
       pickerGrid(entry, names, (code) => update(() => refuse(entry.give(code)), code)),
       el("p", {
         class: "entry-message",
@@ -142,6 +201,7 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
         "data-refused": message ? "true" : null,
         text: message,
       }),
+      filledNote(filled, names),
       el("p", {
         class: "entry-missing",
         id: "entry-missing",
@@ -160,7 +220,8 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
         start,
       ),
     );
-    if (focusCode) {
+    if (focusCode === "type-cards") byId("type-cards")?.focus({ preventScroll: true });
+    else if (focusCode) {
       root.querySelector(`[data-pick-card="${focusCode}"]`)?.focus({ preventScroll: true });
     }
     onDraw();
@@ -169,10 +230,12 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
     if (result.refused) message = refusalText(words, entry, names, result, lastCode);
   };
   let lastCode = null;
+  let filled = null; // the last hand, filled by itself after the last change
   const update = (change, code = null) => {
     lastCode = code;
     message = "";
     change();
+    filled = entry.fillLastHand();
     draw(code);
   };
   draw();
