@@ -1259,3 +1259,47 @@ def test_hands_typed_as_text_sorted_and_the_last_one_filling_itself(page: Page) 
     entered = editor.log()
     assert [sorted(h) for h in entered["deals"][0]["hands"]] == [sorted(h) for h in dealt]
     no_console_errors(page)
+
+
+# --- irregular declarations -----------------------------------------------------------------------
+
+
+def test_an_irregular_declaration_is_recorded_and_ruled(page: Page) -> None:
+    """A cante by a player whose turn it is not, or in a suit the player cannot sing, is
+    entered as it was made and ruled: refused with the referee's reason (its code kept for
+    programs, not shown), the deal as before; made by the right player it is allowed and
+    played."""
+    log = first_deal(load("tute-3p.json"))
+    events = log["deals"][0]["events"]
+    k = next(i for i, e in enumerate(events) if e["type"] == "sing")
+    sing = events[k]
+    other = (sing["seat"] + 1) % 3
+    editor = Editor(page, "es")
+    editor.open(fragment(json.dumps(log), place=f"&deal=1&event={k}"))
+    before = editor.log()
+
+    def declare(seat: int, suit: str) -> None:
+        editor.driver.execute_script(
+            "document.querySelectorAll('details.any-declaration').forEach((d) => d.open = true)"
+        )
+        editor.tap(
+            f'.any-declaration[data-seat="{seat}"] [data-irregular="sing"][data-suit="{suit}"]'
+        )
+
+    declare(other, sing["suit"])
+    verdict = editor.verdict()
+    expected = gunicorn_support.post_json(
+        page.server.port,
+        "/v1/moves/validate",
+        {**before, "move": {"type": "sing", "seat": other, "suit": sing["suit"]}},
+        {"Accept-Language": "es"},
+    ).json()
+    assert verdict["verdict"] == "illegal" and expected["message"] in verdict["text"]
+    code = editor.driver.find_element(By.CSS_SELECTOR, "#verdict [data-verdict]")
+    assert code.get_attribute("data-code") == expected["code"]
+    assert expected["code"] not in verdict["text"]
+    assert editor.log() == before, "a refused declaration is not played"
+    declare(sing["seat"], sing["suit"])
+    assert editor.verdict()["verdict"] == "ok"
+    assert editor.log()["deals"][0]["events"] == events[: k + 1]
+    no_console_errors(page)

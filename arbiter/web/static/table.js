@@ -72,6 +72,42 @@ function trickNow(state, ctx) {
   );
 }
 
+/** Every declaration a seat could make, allowed now or not: a cante in each suit, a tute of
+ *  kings or of horses, and (with a turned card) the exchange of the seven. */
+function everyDeclaration(ctx, seat) {
+  const moves = ctx.deck.suits().map((suit) => ({ type: "sing", seat, suit }));
+  moves.push({ type: "tute", seat, of: "kings" }, { type: "tute", seat, of: "horses" });
+  if (ctx.ruleset.trump_from === "stock") moves.push({ type: "exchange", seat });
+  return moves;
+}
+
+/** At a table a player may declare what the rules do not allow, and that is often the
+ *  dispute: any declaration can be entered as it was made, and the referee rules it (refused
+ *  with the reason, as a card out of turn is, or allowed and played). */
+function anyDeclaration(ctx, seat, handlers) {
+  return el(
+    "details",
+    { class: "any-declaration", "data-seat": seat },
+    el("summary", { text: t("play.any_declaration") }),
+    el(
+      "div",
+      { role: "group", "aria-label": t("play.any_declaration") },
+      ...everyDeclaration(ctx, seat).map((m) =>
+        button(
+          {
+            class: "secondary",
+            "data-irregular": m.type,
+            "data-suit": m.suit ?? null,
+            "data-of": m.of ?? null,
+          },
+          actionLabel(ctx, m),
+          () => handlers.onMove(m),
+        ),
+      ),
+    ),
+  );
+}
+
 function seatPanel(state, ctx, seat, hand, handlers) {
   const acting = state.view.turn === seat;
   const name = seatName(ctx, seat);
@@ -116,6 +152,7 @@ function seatPanel(state, ctx, seat, hand, handlers) {
       ),
     );
   }
+  panel.append(anyDeclaration(ctx, seat, handlers));
   return panel;
 }
 
