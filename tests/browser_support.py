@@ -409,7 +409,7 @@ def address_log(fragment_: str) -> dict[str, Any]:
     assert data["v"] == 1
     codes = card_codes("french" if data.get("n") == "french" else "spanish")
     log: dict[str, Any] = {"ruleset": data["r"], "players": data["p"]}
-    for key, field in (("o", "options"), ("n", "notation")):
+    for key, field in (("o", "options"), ("n", "notation"), ("t", "details")):
         if key in data:
             log[field] = data[key]
     log["deals"] = [_compact_deal(deal, codes) for deal in data["d"]]

@@ -1303,3 +1303,47 @@ def test_an_irregular_declaration_is_recorded_and_ruled(page: Page) -> None:
     assert editor.verdict()["verdict"] == "ok"
     assert editor.log()["deals"][0]["events"] == events[: k + 1]
     no_console_errors(page)
+
+
+# --- the table's details --------------------------------------------------------------------------
+
+
+def test_the_table_s_details_go_from_the_form_to_the_ruling_and_its_signed_print(
+    page: Page,
+) -> None:
+    log = first_deal(load("tute-3p.json"))
+    deal = log["deals"][0]
+    details = {
+        "event": "Open de Tute",
+        "round": "3",
+        "table": "12",
+        "date": "2026-12-06",
+        "referee": "Lola",
+    }
+    editor = Editor(page, "es")
+    editor.open()
+    page.driver.find_element(By.CSS_SELECTOR, "details.details-fields summary").click()
+    for name, text in details.items():
+        field = page.driver.find_element(By.ID, f"detail-{name}")
+        if name == "date":
+            page.driver.execute_script("arguments[0].value = arguments[1]", field, text)
+        else:
+            field.send_keys(text)
+    editor.table(log, deal, "hands")
+    editor.cards(deal)
+    editor.start()
+    assert editor.log()["details"] == details
+    editor.driver.find_element(By.ID, "open-ruling").click()
+    page.until(lambda d: d.execute_script("return document.documentElement.dataset.ready"))
+    page.wait_ruling(0)
+    shown = {
+        dd.get_attribute("data-detail"): dd.text
+        for dd in page.driver.find_elements(By.CSS_SELECTOR, ".details dd")
+    }
+    assert shown == details
+    signature = page.driver.find_element(By.CSS_SELECTOR, ".signature")
+    assert not signature.is_displayed()
+    page.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    assert signature.is_displayed() and UI["es"]["details.signature"] in signature.text
+    page.screenshot("ruling-details-print.png", PHONE, keep=True)
+    no_console_errors(page)

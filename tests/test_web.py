@@ -552,6 +552,7 @@ def test_every_word_the_page_uses_exists() -> None:
     # ... and from the rulesets' own data (the editor's table)
     used |= {f"ruleset.{name}" for name in RULESETS}
     used |= {f"option.{spec.name}" for r in RULESETS.values() for spec in r.option_specs}
+    used |= {f"details.{name}" for name in ("event", "round", "table", "date", "referee")}
     used |= {  # the words of an option's chosen value (rulingtext.optionValueText)
         f"value.{spec.name}.{value}"
         for r in RULESETS.values()

@@ -106,6 +106,7 @@ test("every kind of event, a play out of turn, unknown cards and French codes go
     players: ["a", "b"],
     notation: "french",
     options: { match_target: 5 },
+    details: { event: "Open", referee: "Lola" },
     deals: [
       {
         dealer: 1,

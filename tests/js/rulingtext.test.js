@@ -17,6 +17,7 @@ import {
   moveText,
   optionValueText,
   optionsText,
+  tableDetails,
   problemLines,
   rulingContext,
   runningTotals,
@@ -269,4 +270,17 @@ test("every option's name and every value a person may choose are words, in both
   assert.equal(optionValueText(es, "renuncio_penalty", "lose_match"), "la partida");
   assert.equal(optionValueText(es, "trump_when_cannot_overtrump", false), "no");
   assert.equal(optionValueText(en, "call_ranks", [11, 12]), "11 + 12");
+});
+
+test("the table's details: strings only, bounded, in their order, empty ones left out", () => {
+  const log = {
+    details: { referee: " Lola ", event: "x".repeat(200), round: 3, table: "", date: "2026-12-06" },
+  };
+  assert.deepEqual(tableDetails(log), [
+    ["event", "x".repeat(80)],
+    ["date", "2026-12-06"],
+    ["referee", "Lola"],
+  ]);
+  assert.deepEqual(tableDetails({ details: "no" }), []);
+  assert.deepEqual(tableDetails({}), []);
 });

@@ -9,7 +9,7 @@
 import { DealEntry, UNKNOWN, tableOf } from "./entry.js";
 import { MoveLine } from "./moveline.js";
 import { declarationCards } from "./rederived.js";
-import { problemLines } from "./rulingtext.js";
+import { problemLines, tableDetails } from "./rulingtext.js";
 import { ServiceError } from "./service.js";
 import { checkUnknowns, unknownSlotSeats } from "./unknowns.js";
 
@@ -33,6 +33,8 @@ export function headerOf(data, choice) {
   const options = changedOptions(data.rulesets[choice.ruleset], choice.options);
   if (Object.keys(options).length) header.options = options;
   if (choice.notation === "french") header.notation = "french";
+  const details = Object.entries(choice.details ?? {}).filter(([, text]) => text);
+  if (details.length) header.details = Object.fromEntries(details);
   return header;
 }
 
@@ -349,6 +351,7 @@ export class EditorState {
       options: log.options ?? {},
       dealer,
       mode: Array.isArray(given.deck) ? "deck" : "hands",
+      details: Object.fromEntries(tableDetails(log)),
     };
     this.header = headerOf(this.data, this.choice); // the header startPlay gives the same table
     this.entry = DealEntry.fromDeal(tableOf(this.data, this.header, this.words), given, dealer);

@@ -167,6 +167,7 @@ export function compactLog(log, cards) {
     const out = { v: COMPACT_VERSION, r: log.ruleset, p: log.players };
     if (log.options !== undefined) out.o = log.options;
     if (log.notation !== undefined) out.n = log.notation;
+    if (log.details !== undefined) out.t = log.details;
     if (!Array.isArray(log.deals)) return null;
     out.d = log.deals.map((deal) => dealText(deal, codec));
     return encodeLog(JSON.stringify(out));
@@ -233,6 +234,7 @@ export function expandLog(text, cards) {
   const log = { ruleset: data.r, players: data.p };
   if (data.o !== undefined) log.options = data.o;
   if (data.n !== undefined) log.notation = data.n;
+  if (data.t !== undefined) log.details = data.t;
   log.deals = data.d.map((deal) => readDeal(String(deal), codec));
   return log;
 }

@@ -23,6 +23,7 @@ import {
   seatName,
   seatNames,
   seatsHoldingUnknown,
+  tableDetails,
   totalsAfterTrick,
   totalsText,
   trumpText,
@@ -154,6 +155,23 @@ function renderHead(ctx) {
       ctx.names.join(", "),
     ),
     el("p", { class: "options" }, el("strong", { text: `${t("ruling.options")}: ` }), options),
+    renderDetails(ctx),
+    // on paper the ruling is signed: a line for it (printed only)
+    el("p", { class: "signature", text: `${t("details.signature")}: ` }),
+  );
+}
+
+/** The table's details the log gives (event, round, table, date, referee), or nothing. */
+function renderDetails(ctx) {
+  const details = tableDetails(ctx.log);
+  if (!details.length) return null;
+  return el(
+    "dl",
+    { class: "details" },
+    ...details.flatMap(([name, text]) => [
+      el("dt", { text: t(`details.${name}`) }),
+      el("dd", { "data-detail": name, text }),
+    ]),
   );
 }
 

@@ -206,6 +206,19 @@ export function optionValueText(words, name, value) {
   return String(value);
 }
 
+/** The table's details a log may carry (docs/api.md): their names, in the order shown. */
+export const DETAILS = ["event", "round", "table", "date", "referee"];
+/** At most this many characters of each detail are shown. */
+export const DETAIL_LIMIT = 80;
+
+/** The log's table details as [name, text] pairs: strings only, bounded, empty ones left out. */
+export function tableDetails(log) {
+  const given = log && typeof log.details === "object" && log.details ? log.details : {};
+  return DETAILS.filter((name) => typeof given[name] === "string" && given[name].trim()).map(
+    (name) => [name, given[name].trim().slice(0, DETAIL_LIMIT)],
+  );
+}
+
 /**
  * The seats of deal `index` that held a card the log marks as unknown (its `unknown`,
  * docs/api.md): dealt it in their hand, or drew it from the stock. Their renuncios may depend

@@ -3,7 +3,7 @@
 // come from the server's ruleset data (GET /v1/rulesets, in the page's data).
 
 import { el } from "./dom.js";
-import { optionValueText } from "./rulingtext.js";
+import { DETAILS, DETAIL_LIMIT, optionValueText } from "./rulingtext.js";
 import { DATA, t, words } from "./words.js";
 
 function optionControl(name, spec, value) {
@@ -69,6 +69,29 @@ function optionControl(name, spec, value) {
   return el("div", { class: "option", "data-option": name }, label, control, hint);
 }
 
+/** The table's details (all optional, bounded): event, round, table, date, referee. */
+function detailsFields(details) {
+  return el(
+    "details",
+    { class: "details-fields", open: DETAILS.some((name) => details[name]) },
+    el("summary", { text: t("details.heading") }),
+    ...DETAILS.map((name) =>
+      el(
+        "div",
+        { class: "field" },
+        el("label", { for: `detail-${name}`, text: t(`details.${name}`) }),
+        el("input", {
+          id: `detail-${name}`,
+          type: name === "date" ? "date" : "text",
+          maxlength: DETAIL_LIMIT,
+          autocomplete: "off",
+          value: details[name] ?? "",
+        }),
+      ),
+    ),
+  );
+}
+
 function readOption(form, name, spec) {
   const id = `option-${name}`;
   if (spec.type === "array") {
@@ -102,6 +125,9 @@ export function renderTableForm(choice, onDone, onInput = () => {}) {
     notation: form.querySelector("#notation").value,
     dealer: Number(form.querySelector("#dealer").value),
     mode: form.querySelector("input[name=mode]:checked").value,
+    details: Object.fromEntries(
+      DETAILS.map((name) => [name, form.querySelector(`#detail-${name}`).value.trim()]),
+    ),
     options: Object.fromEntries(
       Object.entries(ruleset.options).map(([name, spec]) => [name, readOption(form, name, spec)]),
     ),
@@ -248,6 +274,8 @@ export function renderTableForm(choice, onDone, onInput = () => {}) {
       ),
     ),
   );
+
+  form.append(detailsFields(choice.details ?? {}));
 
   const problem = el("p", { class: "form-problem", role: "alert" });
   form.append(
