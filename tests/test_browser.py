@@ -424,7 +424,8 @@ def test_switching_language(page: Page) -> None:
     assert shown["lang"] == "es"
     assert_shows(shown, api_answer(page.server, log, "es"), log)
     url = urlsplit(page.driver.current_url)
-    assert parse_qs(url.query)["lang"] == ["es"] and url.fragment.startswith("log=")  # an old link stays as it was
+    # an old link stays as it was
+    assert parse_qs(url.query)["lang"] == ["es"] and url.fragment.startswith("log=")
     title = page.driver.find_element(By.CSS_SELECTOR, 'h1[data-t="title"]').text
     assert title == UI["es"]["title"]
     label = page.driver.find_element(By.CSS_SELECTOR, "label[for=log-file]").text

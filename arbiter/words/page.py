@@ -291,6 +291,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.entry.back": "Back to the table",
         "page.entry.start": "Play the deal",
+        "page.entry.move_here": "Move it to {place}",
         "page.entry.type_label": "Or type the cards (1O 3O 12O 7C …):",
         "page.entry.type_submit": "Give them",
         "page.entry.last_hand": (
@@ -720,6 +721,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.entry.back": "Volver a la mesa",
         "page.entry.start": "Jugar la mano",
+        "page.entry.move_here": "Pasarla a {place}",
         "page.entry.type_label": "O escribe las cartas (1O 3O 12O 7C …):",
         "page.entry.type_submit": "Darlas",
         "page.entry.last_hand": (

@@ -223,3 +223,17 @@ test("cards typed as text, in either notation; the last hand fills itself with t
   assert.equal(french.giveText("1O 12b").given, 2);
   assert.deepEqual(french.slots["hand-0"], ["AD", "KC"]);
 });
+
+test("a card in the wrong hand moves to the hand being filled; never into a full one", () => {
+  const entry = new DealEntry(table("tute-4p", 4), 3);
+  const pack = entry.pack();
+  entry.give(pack[0]);
+  entry.choose("hand-2");
+  assert.ok(entry.canMoveHere(pack[0]));
+  assert.deepEqual(entry.moveHere(pack[0]), { ok: true, from: entry.target("hand-0") });
+  assert.deepEqual(entry.slots["hand-0"], []);
+  assert.deepEqual(entry.slots["hand-2"], [pack[0]]);
+  assert.ok(!entry.canMoveHere(pack[0]), "already here");
+  assert.ok(!entry.canMoveHere(pack[1]), "given nowhere");
+  assert.equal(entry.moveHere(pack[1]).refused, "entry.refused.twice");
+});

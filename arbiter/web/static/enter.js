@@ -300,8 +300,8 @@ class Editor {
       onDraw: () => {
         this.mark("cards");
         // every card placed: the next thing is to play
-        const start = byId("start-play");
-        if (this.state.entry.complete()) bringIntoView(start, start, start);
+        const start = byId("start-play"); // none yet while the step is first drawn
+        if (start && this.state.entry.complete()) bringIntoView(start, start, start);
       },
     });
     if (notice) picker.prepend(notice);

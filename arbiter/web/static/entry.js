@@ -112,6 +112,32 @@ export class DealEntry {
     return { ok: true };
   }
 
+  /** Whether `code`, already in another hand, could move to the hand being filled. */
+  canMoveHere(code) {
+    const target = this.target();
+    const found = this.where(code);
+    return Boolean(
+      found &&
+      target.kind === "hand" &&
+      found.target.kind === "hand" &&
+      found.target.id !== target.id &&
+      !this.isFull(target.id),
+    );
+  }
+
+  /** Move `code` from the hand that holds it to the hand being filled (a card given to the
+   *  wrong hand, found out later): {ok, from (the hand it left)} or a refusal. */
+  moveHere(code) {
+    if (!this.canMoveHere(code)) return { refused: "entry.refused.twice", fields: {} };
+    const found = this.where(code);
+    const to = this.current;
+    this.slots[found.target.id].splice(found.index, 1);
+    if (this.slots.trump?.[0] === code) this.slots.trump = []; // no longer the dealer's card
+    this.slots[to].push(code);
+    this.advance();
+    return { ok: true, from: found.target };
+  }
+
   /** A card nobody knows, in the current hand (or the next place of the stock). */
   giveUnknown() {
     const target = this.target();

@@ -46,6 +46,32 @@ function typeForm(onGive) {
   return form;
 }
 
+/** The refusal of the last tap, in the alert line (with the way to move the card, if any). */
+function messageLine(message, move) {
+  return el(
+    "p",
+    {
+      class: "entry-message",
+      id: "entry-message",
+      role: "alert",
+      "data-refused": message ? "true" : null,
+    },
+    message,
+    move ? " " : null,
+    move,
+  );
+}
+
+/** "Move it to bea's hand": a card given to the wrong hand, moved where it belongs. */
+function moveButton(entry, names, code, update) {
+  const place = placeName(words, entry.target(), names);
+  return button(
+    { class: "secondary", "data-action": "move-here", "data-card": code },
+    t("entry.move_here", { place }),
+    () => update(() => entry.moveHere(code), code),
+  );
+}
+
 /** What the page filled in by itself: the last hand (null: nothing). */
 function filledNote(filled, names) {
   if (!filled) return null;
@@ -194,13 +220,7 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
         }, "type-cards"),
       ),
       pickerGrid(entry, names, (code) => update(() => refuse(entry.give(code)), code)),
-      el("p", {
-        class: "entry-message",
-        id: "entry-message",
-        role: "alert",
-        "data-refused": message ? "true" : null,
-        text: message,
-      }),
+      messageLine(message, movable && moveButton(entry, names, movable, update)),
       filledNote(filled, names),
       el("p", {
         class: "entry-missing",
@@ -226,14 +246,19 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
     }
     onDraw();
   };
+  let movable = null; // a card refused as given twice that may move to the hand being filled
   const refuse = (result) => {
     if (result.refused) message = refusalText(words, entry, names, result, lastCode);
+    if (result.refused === "entry.refused.twice" && entry.canMoveHere(lastCode)) {
+      movable = lastCode;
+    }
   };
   let lastCode = null;
   let filled = null; // the last hand, filled by itself after the last change
   const update = (change, code = null) => {
     lastCode = code;
     message = "";
+    movable = null;
     change();
     filled = entry.fillLastHand();
     draw(code);
