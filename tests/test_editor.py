@@ -10,8 +10,13 @@ played, and the ruling opened from it (the taps and the time are written to
 leave the original line as it was; a tute-2p stock is entered draw by draw as it happens; unknown
 cards give what depends on them, checked against the engine itself; a loaded log opens at its
 place; the keyboard alone plays; axe-core finds no serious or critical violation in any step;
-nothing is asked of another host. Screenshots of each step, phone and desktop, go to
-``test-artifacts/screenshots/``.
+nothing is asked of another host. Nothing is lost: a reload, Back and Forward, the ruling left
+by Back and a tab closed bring the entry back; corrections keep the cards or ask first; the
+prompts fit a phone screen; the next thing to do is in view and focused after every step; no
+code is shown in either language; a ruling on unknown cards carries its doubt to the link,
+the ruling and the print; a deal by keyboard alone takes under 250 presses; hands typed as
+text; an irregular cante is ruled; the table's details reach the signed print. Screenshots of
+each step, phone and desktop, go to ``test-artifacts/screenshots/``.
 """
 
 from __future__ import annotations
