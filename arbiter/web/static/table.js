@@ -255,8 +255,9 @@ function rulingSoFar(state, ctx, lang) {
               text: `${renuncioHeading(words, v.obligation)} · ${trickHeading(v.trick)}`,
             }),
             " ",
-            v.message,
-            // found with the unknown cards filled in one way: whether it stands is for the check
+            // found with the unknown cards filled in one way: the referee's sentence may name a
+            // card only the filling put there, so the check says whether it stands, not this
+            uncertain.has(v.seat) ? null : v.message,
             uncertain.has(v.seat)
               ? el("em", {
                   class: "uncertain",
