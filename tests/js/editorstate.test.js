@@ -338,3 +338,16 @@ test("another dealer: hands kept, a shown card not the dealer's out, moves to re
   assert.equal(state.line.cursor, 0);
   assert.deepEqual(state.line.moves, EVENTS, "every move kept, to redo");
 });
+
+test("deal after deal: the deal over joins the deals before, the next seat deals", async () => {
+  const { state } = await opened(EVENTS.length);
+  assert.ok(state.canDealAgain());
+  const finished = state.log().deals.at(-1);
+  state.nextDeal();
+  assert.deepEqual(state.before, [finished]);
+  assert.equal(state.entry.dealer, (finished.dealer + 1) % 3);
+  assert.equal(state.choice.dealer, state.entry.dealer);
+  assert.equal(state.line.moves.length, 0);
+  assert.equal(state.entry.unknownSlots().length, 0);
+  assert.equal(state.log(new Map()).deals.length, 2);
+});

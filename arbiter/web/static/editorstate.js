@@ -253,6 +253,28 @@ export class EditorState {
     return this.changed();
   }
 
+  /** A match entered deal after deal: the deal at the table, finished, joins the deals before
+   *  (as its log has it), and the next deal's cards are entered, dealt by the next seat round
+   *  the table (rules.md §2). */
+  nextDeal() {
+    this.before = [...this.before, this.log().deals.at(-1)];
+    const dealer = (this.entry.dealer + 1) % this.entry.players;
+    this.choice = { ...this.choice, dealer };
+    const table = tableOf(this.data, headerOf(this.data, this.choice), this.words);
+    this.entry = new DealEntry(table, dealer, this.choice.mode);
+    this.line = new MoveLine();
+    this.answer = null;
+    this.current = false;
+    this.verdict = null;
+    this.check = null;
+  }
+
+  /** Whether a next deal can be entered: this one is over, and the match is not. */
+  canDealAgain() {
+    const { answer } = this;
+    return Boolean(answer && this.view.over && answer.status !== "invalid" && !answer.match?.over);
+  }
+
   // --- play ----------------------------------------------------------------------------------
 
   /** Judge `move` on the position now; play it when the referee lets it be played (a

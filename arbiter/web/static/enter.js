@@ -369,6 +369,10 @@ class Editor {
       onGoTo: (count) => this.play(() => state.step((line) => line.goTo(count))),
       onOriginal: () => this.play(() => state.step((line) => line.backToOriginal())),
       onEditCards: () => this.showCards(),
+      onNextDeal: () => {
+        state.nextDeal();
+        this.showCards();
+      },
     };
   }
 
@@ -451,7 +455,8 @@ class Editor {
       return;
     }
     const over = this.root.querySelector(".deal-over");
-    if (over) bringIntoView(over, byId("open-ruling"), byId("open-ruling"));
+    const next = this.root.querySelector('[data-action="next-deal"]') ?? byId("open-ruling");
+    if (over) bringIntoView(over, next, next); // the match's next deal, else the ruling
   }
 
   /** A draw to name with one card left that it can be: filled in, and said (once a draw). */

@@ -486,6 +486,13 @@ export function renderTable(state, prompt, handlers) {
         class: "deal-over",
         text: answer.status === "invalid" ? answer.illegal.message : t("play.over"),
       }),
+      state.canDealAgain()
+        ? el(
+            "p",
+            {},
+            button({ "data-action": "next-deal" }, t("play.next_deal"), handlers.onNextDeal),
+          )
+        : null,
     );
   } else {
     root.append(
