@@ -11,6 +11,7 @@ import globals from "globals";
 export const PURE = [
   "catalogue",
   "deck",
+  "draft",
   "editorstate",
   "entry",
   "entrytext",
@@ -26,6 +27,7 @@ export const DOM = [
   "cards",
   "dom",
   "enter",
+  "keys",
   "picker",
   "referee",
   "ruling",

@@ -31,6 +31,7 @@ from selenium.webdriver.chrome.webdriver import WebDriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import WebDriverWait
 
+from arbiter.engine.cards import card_codes
 from arbiter.i18n import LANGS, area
 from tests import gunicorn_support
 from tests.api_support import EXAMPLES_DIR, ROOT
@@ -327,3 +328,89 @@ def fragment(log_text: str, padding: bool = False, place: str = "") -> str:
 def no_console_errors(page: Page, allowed: tuple[str, ...] = ()) -> None:
     errors = [e for e in page.console_errors() if not any(a in e["message"] for a in allowed)]
     assert not errors, errors
+
+
+# --- the log a page's address holds ------------------------------------------------------------
+
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+def _b64json(encoded: str) -> Any:
+    return json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+
+
+def _compact_events(text: str, codes: tuple[str, ...], holder: dict[str, int]) -> list[Any]:
+    events: list[Any] = []
+    i = 0
+    while i < len(text):
+        mark = text[i]
+        if mark == "~":
+            events.append(
+                {
+                    "type": "play",
+                    "seat": int(text[i + 1]),
+                    "card": codes[ALPHABET.index(text[i + 2])],
+                }
+            )
+            i += 3
+        elif mark == "!":
+            events.append({"type": "sing", "seat": int(text[i + 1]), "suit": text[i + 2]})
+            i += 3
+        elif mark == "^":
+            of = "kings" if text[i + 2] == "k" else "horses"
+            events.append({"type": "tute", "seat": int(text[i + 1]), "of": of})
+            i += 3
+        elif mark == "*":
+            events.append({"type": "exchange", "seat": int(text[i + 1])})
+            i += 2
+        else:
+            events.append(
+                {"type": "play", "seat": holder[mark], "card": codes[ALPHABET.index(mark)]}
+            )
+            i += 1
+    return events
+
+
+def _compact_deal(text: str, codes: tuple[str, ...]) -> dict[str, Any]:
+    dealer, *segments = text.split(".")
+    deal: dict[str, Any] = {} if dealer == "-" else {"dealer": int(dealer)}
+
+    def cards(chars: str) -> list[str]:
+        return [codes[ALPHABET.index(c)] for c in chars]
+
+    holder: dict[str, int] = {}
+    for segment in segments:
+        kind, body = segment[0], segment[1:]
+        if kind == "D":
+            deal["deck"] = cards(body)
+        elif kind == "H":
+            hands = body.split(",")
+            holder = {c: seat for seat, hand in enumerate(hands) for c in hand}
+            deal["hands"] = [cards(hand) for hand in hands]
+        elif kind == "S":
+            deal["stock"] = cards(body)
+        elif kind == "T":
+            deal["trump_card"] = cards(body)[0]
+        elif kind == "E":
+            deal["events"] = _compact_events(body, codes, holder)
+        elif kind == "U":
+            deal["unknown"] = cards(body)
+    return deal
+
+
+def address_log(fragment_: str) -> dict[str, Any]:
+    """The log an address's fragment holds: ``log=`` (base64url of the JSON) or the compact
+    ``c=`` of docs/api.md, read here independently of the page's own reader."""
+    payload = fragment_.split("&", maxsplit=1)[0]
+    if payload.startswith("log="):
+        found: dict[str, Any] = _b64json(payload.removeprefix("log="))
+        return found
+    data = _b64json(payload.removeprefix("c="))
+    assert data["v"] == 1
+    codes = card_codes("french" if data.get("n") == "french" else "spanish")
+    log: dict[str, Any] = {"ruleset": data["r"], "players": data["p"]}
+    for key, field in (("o", "options"), ("n", "notation"), ("t", "details")):
+        if key in data:
+            log[field] = data[key]
+    log["deals"] = [_compact_deal(deal, codes) for deal in data["d"]]
+    return log

@@ -45,6 +45,7 @@ from tests.browser_support import (
     SCREENSHOTS,
     UI,
     Page,
+    address_log,
     api_answer,
     browser,
     fragment,
@@ -81,7 +82,7 @@ def assert_summary(shown: dict[str, Any], answer: dict[str, Any], log: dict[str,
         expected.append((answer["illegal"]["deal"], None))
     assert [(s["deal"], s["trick"]) for s in shown["summary"]] == expected
     for link in shown["summary"]:
-        assert link["href"].startswith("#log=")
+        assert link["href"].startswith("#c=")  # the short form (docs/api.md)
         assert link["href"].endswith(
             f"&deal={link['deal'] + 1}"
             + ("" if link["trick"] is None else f"&trick={link['trick'] + 1}")
@@ -222,10 +223,9 @@ def test_each_example_through_the_file_picker(page: Page, name: str) -> None:
     assert_shows(page.shown(), api_answer(page.server, log, "en"), log)
     # The ruling can be shared: the address now carries the log.
     url = urlsplit(page.driver.current_url)
-    assert url.fragment.startswith("log=")
-    encoded = url.fragment.removeprefix("log=")
-    decoded = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-    assert json.loads(decoded) == log
+    assert url.fragment.startswith("c=")  # the short form of docs/api.md
+    assert address_log(url.fragment) == {k: v for k, v in log.items() if k != "description"}
+    assert len(page.driver.current_url) < len(fragment(json.dumps(log)))
     assert page.driver.find_element(By.ID, "share-link").get_attribute("value") == (
         page.driver.current_url
     )
@@ -424,6 +424,7 @@ def test_switching_language(page: Page) -> None:
     assert shown["lang"] == "es"
     assert_shows(shown, api_answer(page.server, log, "es"), log)
     url = urlsplit(page.driver.current_url)
+    # an old link stays as it was
     assert parse_qs(url.query)["lang"] == ["es"] and url.fragment.startswith("log=")
     title = page.driver.find_element(By.CSS_SELECTOR, 'h1[data-t="title"]').text
     assert title == UI["es"]["title"]
@@ -633,11 +634,12 @@ def in_view(page: Page, css: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("metrics", [DESKTOP, PHONE], ids=["desktop", "phone"])
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_the_first_renuncio_is_in_view_on_load(
+def test_the_ruling_sentence_is_in_the_first_screen_on_load(
     page: Page, name: str, metrics: dict[str, Any]
 ) -> None:
-    """On load the page is at the first renuncio (focused, its top in the window) when the log
-    has one, and at the top when it has none."""
+    """On load the first renuncio's sentence is in the first screen, whole, and focused (a tap
+    on it leads to the trick), its deal unfolded, when the log has one; the page is at the top
+    when it has none."""
     log = load(name)
     answer = api_answer(page.server, log)
     page.viewport(metrics)
@@ -650,10 +652,13 @@ def test_the_first_renuncio_is_in_view_on_load(
         assert page.driver.execute_script("return scrollY") == 0 or answer["illegal"], name
         return
     index, violation = first
-    where = in_view(page, f"#deal-{index + 1}-trick-{violation['trick'] + 1}")
-    assert where["focused"], "the first renuncio has the focus"
-    assert 0 <= where["top"] < where["height"], where
-    assert where["scrollY"] > 0 or where["top"] < where["height"] / 2
+    sentence = f'[data-summary-deal="{index}"][data-summary-trick="{violation["trick"]}"]'
+    where = in_view(page, sentence)
+    assert where["focused"], "the first renuncio's sentence has the focus"
+    assert where["top"] >= 0 and where["bottom"] <= where["height"], where
+    assert "folded" not in str(
+        page.driver.find_element(By.ID, f"deal-{index + 1}").get_attribute("class")
+    )
 
 
 @pytest.mark.parametrize("metrics", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -552,6 +552,14 @@ def test_every_word_the_page_uses_exists() -> None:
     # ... and from the rulesets' own data (the editor's table)
     used |= {f"ruleset.{name}" for name in RULESETS}
     used |= {f"option.{spec.name}" for r in RULESETS.values() for spec in r.option_specs}
+    used |= {f"details.{name}" for name in ("event", "round", "table", "date", "referee")}
+    used |= {  # the words of an option's chosen value (rulingtext.optionValueText)
+        f"value.{spec.name}.{value}"
+        for r in RULESETS.values()
+        for spec in r.option_specs
+        if spec.type == "string"
+        for value in spec.allowed or ()
+    }
     used |= {"table.true", "table.false", "table.mode.hands", "table.mode.deck"}
     used |= {"table.notation.spanish", "table.notation.french"}
     # ... and from the editor's places and refusals (entry.js)

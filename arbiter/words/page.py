@@ -22,6 +22,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "the referee rules them."
         ),
         "page.nav.referee": "Referee",
+        "page.skip": "Skip to the content",
         "page.nav.enter": "Enter a deal",
         "page.nav.rules": "Rules",
         "page.nav.api": "API contract",
@@ -62,6 +63,13 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.status.invalid": "Invalid log",
         "page.ruling.players": "Players",
         "page.ruling.options": "Options",
+        "page.details.heading": "The table's details (optional)",
+        "page.details.event": "Event",
+        "page.details.round": "Round",
+        "page.details.table": "Table",
+        "page.details.date": "Date",
+        "page.details.referee": "Referee",
+        "page.details.signature": "The referee's signature",
         "page.ruling.no_options": "defaults",
         "page.ruling.deals.one": "{count} deal",
         "page.ruling.deals.other": "{count} deals",
@@ -130,7 +138,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.obligation.montar": "beat the winning card",
         "page.obligation.fallar": "trump when void",
         "page.obligation.pisar": "overtrump",
-        "page.illegal.heading": "Illegal event ({code})",
+        "page.illegal.heading": "Illegal event",
         "page.illegal.where": "The replay stopped here, at event {event}:",
         "page.scores.heading": "Scores",
         "page.scores.player": "Player",
@@ -189,7 +197,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.step.trick_won": "{name} wins trick {number} ({points} pts)",
         "page.step.renuncio": "a renuncio",
         "page.verdict.ok": "Allowed.",
-        "page.verdict.refused": "Refused ({code}):",
+        "page.verdict.refused": "Refused:",
         "page.action.sing": "Sing in {suit}",
         "page.action.tute": "Tute of {of}",
         "page.action.exchange": "Exchange the seven",
@@ -241,6 +249,10 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.option.loser_target": "Lost hands that lose the match",
         "page.option.token_target": "Tokens that win the match",
         "page.option.call_ranks": "The pair that makes a call",
+        "page.value.tie_break.last_trick": "the last trick decides",
+        "page.value.tie_break.none": "a tie",
+        "page.value.renuncio_penalty.lose_deal": "the deal",
+        "page.value.renuncio_penalty.lose_match": "the match",
         "page.entry.heading": "2. The cards",
         "page.entry.now": "Now: {place} — tap its cards in the pack.",
         "page.entry.now_trump": (
@@ -279,16 +291,27 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.entry.back": "Back to the table",
         "page.entry.start": "Play the deal",
+        "page.entry.move_here": "Move it to {place}",
+        "page.entry.type_label": "Or type the cards (1O 3O 12O 7C …):",
+        "page.entry.type_submit": "Give them",
+        "page.entry.last_hand": (
+            "the rest of the pack ({count} cards) is {place}: filled in by itself."
+        ),
+        "page.entry.only_unknown": (
+            "{card} is the only card nobody placed: it is the unknown card in {place}, filled in."
+        ),
         "page.play.heading": "3. The play — {ruleset}",
         "page.play.trick_no": "trick {number}",
         "page.play.last_trick": "{name} won the last trick ({points} pts)",
         "page.play.to_act": "to play",
         "page.play.turn": "{name} to play: tap one of {name}'s cards.",
         "page.play.over": "The deal is over.",
+        "page.play.next_deal": "Enter the next deal of the match",
         "page.play.hand_of": "{name}'s cards",
         "page.play.play_it": "play it",
         "page.play.unknown_play": "unknown card — play it (name it first)",
         "page.play.declarations": "Declarations the referee allows now",
+        "page.play.any_declaration": "Another declaration, as it was made",
         "page.play.undo": "Undo",
         "page.play.redo": "Redo",
         "page.play.edit_cards": "Change the cards",
@@ -300,11 +323,41 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.play.moves.one": "{count} move",
         "page.play.moves.other": "{count} moves",
         "page.play.so_far": "The ruling so far",
+        "page.play.so_far_done": "The ruling of the deal",
         "page.play.open_ruling": "Open the ruling",
         "page.play.which_card": "Which card does {name} play? Tap it.",
         "page.play.which_draw": "Which card did {name} draw (card {number} of the stock)?",
         "page.play.draw_unknown": "Not known",
         "page.play.cancel": "Cancel",
+        "page.play.only_draw": "{name} drew {card}: the only card left, filled in.",
+        "page.play.only_play": "{name} played {card}: the only card not placed yet, filled in.",
+        "page.drafts.heading": "Deals entered on this device",
+        "page.drafts.line": "{ruleset}: {names} — {cards}, {moves} (saved {saved})",
+        "page.drafts.cards.one": "{count} card",
+        "page.drafts.cards.other": "{count} cards",
+        "page.drafts.open": "Reopen",
+        "page.drafts.delete": "Delete",
+        "page.change.dealer": "{name} deals now. The hands stay as they were entered.",
+        "page.change.dealer_deck": (
+            "{name} deals now: the deck is dealt from {name}, so each hand goes to another seat."
+        ),
+        "page.change.trump_out": (
+            "{card} was the shown card, but it is not in {name}'s hand: give the shown card again."
+        ),
+        "page.change.moves_kept.one": (
+            "The move made is kept: redo it (who leads may have changed)."
+        ),
+        "page.change.moves_kept.other": (
+            "The {count} moves made are kept: redo them (who leads may have changed)."
+        ),
+        "page.change.ask": (
+            "This table has another pack, or its cards are entered another way: {cards} and "
+            "{moves} already entered would be taken out. Change the table?"
+        ),
+        "page.change.confirm": "Change it, and enter the cards again",
+        "page.change.keep": "Keep the table as it was",
+        "page.change.done": "The table changed: the cards and moves of before were taken out.",
+        "page.change.undo": "Undo the change",
         "page.export.heading": "The deal as a log",
         "page.export.hint": (
             "A log of docs/api.md: download it, copy it, or open the ruling, whose address "
@@ -316,11 +369,19 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.export.copied": "Copied.",
         "page.unknown.heading": "What depends on the unknown cards",
         "page.unknown.checking": "Asking the referee about every possible card…",
-        "page.unknown.played": (
+        "page.unknown.played.one": (
+            "Every card played is known, so every trick stands as entered; what depends on the "
+            "one card nobody placed is what its player held, and with it the renuncios."
+        ),
+        "page.unknown.played.other": (
             "Every card played is known, so every trick stands as entered; what depends on the "
             "{count} cards nobody placed is what the players held, and with it the renuncios."
         ),
-        "page.unknown.stands": (
+        "page.unknown.stands.one": (
+            "{name}'s renuncio in trick {trick} ({obligation}) stands: {name}'s unknown cards "
+            "can only be the ones left (one case)."
+        ),
+        "page.unknown.stands.other": (
             "{name}'s renuncio in trick {trick} ({obligation}) stands whatever the unknown cards "
             "are (all {total} cases)."
         ),
@@ -344,7 +405,11 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.unknown.if_held": "if {name} held any of: {cards}",
         "page.unknown.of_suit": "a card of {suit}",
         "page.unknown.or": " or ",
-        "page.unknown.none": (
+        "page.unknown.none.one": (
+            "No renuncio of {name}'s depends on the unknown cards: they can only be the ones "
+            "left, and {name}'s plays stand."
+        ),
+        "page.unknown.none.other": (
             "No renuncio of {name}'s depends on the unknown cards: {name}'s plays stand in all "
             "{total} cases."
         ),
@@ -362,6 +427,23 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "{name} holds unknown cards: this verdict is for one way of filling them in; what "
             "depends on them is said below."
         ),
+        "page.unknown.deal_note.one": (
+            "One card of this deal was not known: the log fills it in one way so that the referee "
+            "can judge, and what depends on it is said below."
+        ),
+        "page.unknown.deal_note.other": (
+            "{count} cards of this deal were not known: the log fills them in one way so that "
+            "the referee can judge, and what depends on them is said below."
+        ),
+        "page.unknown.verdict_doubt": "it depends on {name}'s unknown cards",
+        "page.unknown.verdict_checking": (
+            "With {name}'s unknown cards filled in one way this play is a renuncio; the referee "
+            "is being asked about every card they may be…"
+        ),
+        "page.unknown.verdict_none": (
+            "With {name}'s unknown cards filled in one way this play is a renuncio; whether it "
+            "stands is said below."
+        ),
         "page.unknown.tag": "({name} held unknown cards: see what depends on them)",
         "page.play.unknown_card": "unknown card",
     },
@@ -372,6 +454,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "resultado, tal como los decide el árbitro."
         ),
         "page.nav.referee": "Árbitro",
+        "page.skip": "Saltar al contenido",
         "page.nav.enter": "Anotar una mano",
         "page.nav.rules": "Reglas",
         "page.nav.api": "Contrato de la API",
@@ -413,6 +496,13 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.status.invalid": "Registro no válido",
         "page.ruling.players": "Jugadores",
         "page.ruling.options": "Opciones",
+        "page.details.heading": "Datos de la mesa (opcionales)",
+        "page.details.event": "Torneo",
+        "page.details.round": "Ronda",
+        "page.details.table": "Mesa",
+        "page.details.date": "Fecha",
+        "page.details.referee": "Árbitro",
+        "page.details.signature": "Firma del árbitro",
         "page.ruling.no_options": "las de serie",
         "page.ruling.deals.one": "{count} mano",
         "page.ruling.deals.other": "{count} manos",
@@ -435,7 +525,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.summary.illegal_deal": "Mano {deal}: el árbitro no la jugó",
         "page.failed.asistir": "no asistió (no sirvió al palo)",
         "page.failed.montar": "no montó (no superó la carta que ganaba)",
-        "page.failed.fallar": "no falló (no triunfó sin tener el palo)",
+        "page.failed.fallar": "no falló (sin cartas del palo, no jugó triunfo)",
         "page.failed.pisar": "no pisó (no superó el triunfo)",
         "page.deal.heading": "Mano {number}",
         "page.deal.dealer": "Reparte",
@@ -479,7 +569,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.obligation.montar": "superar la carta que gana",
         "page.obligation.fallar": "triunfar sin tener el palo",
         "page.obligation.pisar": "superar el triunfo",
-        "page.illegal.heading": "Evento ilegal ({code})",
+        "page.illegal.heading": "Evento ilegal",
         "page.illegal.where": "La reproducción se detuvo aquí, en el evento {event}:",
         "page.scores.heading": "Tantos",
         "page.scores.player": "Jugador",
@@ -538,7 +628,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.step.trick_won": "{name} gana la baza {number} ({points} ptos)",
         "page.step.renuncio": "un renuncio",
         "page.verdict.ok": "Se puede.",
-        "page.verdict.refused": "Rechazada ({code}):",
+        "page.verdict.refused": "No se puede:",
         "page.action.sing": "Cantar en {suit}",
         "page.action.tute": "Cantar tute de {of}",
         "page.action.exchange": "Cambiar el siete",
@@ -590,6 +680,10 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.option.loser_target": "Manos perdidas que pierden la partida",
         "page.option.token_target": "Fichas para ganar la partida",
         "page.option.call_ranks": "La pareja que hace cante",
+        "page.value.tie_break.last_trick": "decide la última baza",
+        "page.value.tie_break.none": "empate",
+        "page.value.renuncio_penalty.lose_deal": "la mano",
+        "page.value.renuncio_penalty.lose_match": "la partida",
         "page.entry.heading": "2. Las cartas",
         "page.entry.now": "Ahora: {place} — toca sus cartas en la baraja.",
         "page.entry.now_trump": (
@@ -628,16 +722,28 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.entry.back": "Volver a la mesa",
         "page.entry.start": "Jugar la mano",
+        "page.entry.move_here": "Pasarla a {place}",
+        "page.entry.type_label": "O escribe las cartas (1O 3O 12O 7C …):",
+        "page.entry.type_submit": "Darlas",
+        "page.entry.last_hand": (
+            "el resto de la baraja ({count} cartas) es {place}: se ha anotado solo."
+        ),
+        "page.entry.only_unknown": (
+            "{card} es la única carta que nadie colocó: es la carta desconocida de {place}; ya "
+            "está anotada."
+        ),
         "page.play.heading": "3. El juego — {ruleset}",
         "page.play.trick_no": "baza {number}",
         "page.play.last_trick": "{name} ganó la última baza ({points} ptos)",
         "page.play.to_act": "le toca",
         "page.play.turn": "Le toca a {name}: toca una de sus cartas.",
         "page.play.over": "La mano ha terminado.",
+        "page.play.next_deal": "Anotar la mano siguiente de la partida",
         "page.play.hand_of": "Las cartas de {name}",
         "page.play.play_it": "jugarla",
         "page.play.unknown_play": "carta desconocida — jugarla (antes hay que nombrarla)",
         "page.play.declarations": "Declaraciones que el árbitro permite ahora",
+        "page.play.any_declaration": "Otra declaración, tal como se hizo",
         "page.play.undo": "Deshacer",
         "page.play.redo": "Rehacer",
         "page.play.edit_cards": "Cambiar las cartas",
@@ -650,11 +756,48 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.play.moves.one": "{count} movimiento",
         "page.play.moves.other": "{count} movimientos",
         "page.play.so_far": "El arbitraje hasta ahora",
+        "page.play.so_far_done": "El arbitraje de la mano",
         "page.play.open_ruling": "Abrir el arbitraje",
         "page.play.which_card": "¿Qué carta juega {name}? Tócala.",
         "page.play.which_draw": "¿Qué carta robó {name} (la carta {number} del monte)?",
         "page.play.draw_unknown": "No se sabe",
         "page.play.cancel": "Cancelar",
+        "page.play.only_draw": "{name} robó {card}: es la única carta que queda; ya está anotada.",
+        "page.play.only_play": (
+            "{name} jugó {card}: es la única carta sin sitio; ya está anotada."
+        ),
+        "page.drafts.heading": "Manos anotadas en este dispositivo",
+        "page.drafts.line": "{ruleset}: {names} — {cards}, {moves} (guardada el {saved})",
+        "page.drafts.cards.one": "{count} carta",
+        "page.drafts.cards.other": "{count} cartas",
+        "page.drafts.open": "Reabrir",
+        "page.drafts.delete": "Borrar",
+        "page.change.dealer": "Ahora reparte {name}. Las manos siguen como se anotaron.",
+        "page.change.dealer_deck": (
+            "Ahora reparte {name}: la baraja se reparte desde {name}, así que cada mano pasa a "
+            "otro asiento."
+        ),
+        "page.change.trump_out": (
+            "{card} era la carta enseñada, pero no está en la mano de {name}: vuelve a dar la "
+            "carta enseñada."
+        ),
+        "page.change.moves_kept.one": (
+            "El movimiento hecho se conserva: rehazlo (puede que ya no salga el mismo jugador)."
+        ),
+        "page.change.moves_kept.other": (
+            "Los {count} movimientos hechos se conservan: rehazlos (puede que ya no salga el "
+            "mismo jugador)."
+        ),
+        "page.change.ask": (
+            "Esta mesa tiene otra baraja, o sus cartas se dan de otra manera: se quitarían "
+            "{cards} y {moves} ya anotados. ¿Cambiar la mesa?"
+        ),
+        "page.change.confirm": "Cambiarla y dar las cartas de nuevo",
+        "page.change.keep": "Dejar la mesa como estaba",
+        "page.change.done": (
+            "La mesa ha cambiado: se quitaron las cartas y los movimientos de antes."
+        ),
+        "page.change.undo": "Deshacer el cambio",
         "page.export.heading": "La mano como registro",
         "page.export.hint": (
             "Un registro de docs/api.md: descárgalo, cópialo o abre el arbitraje, cuya dirección "
@@ -666,12 +809,21 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.export.copied": "Copiado.",
         "page.unknown.heading": "Qué depende de las cartas desconocidas",
         "page.unknown.checking": "Preguntando al árbitro por cada carta posible…",
-        "page.unknown.played": (
+        "page.unknown.played.one": (
+            "Todas las cartas jugadas se conocen, así que cada baza vale tal como se anotó; de "
+            "la única carta que nadie colocó depende lo que tenía su jugador, y con ello los "
+            "renuncios."
+        ),
+        "page.unknown.played.other": (
             "Todas las cartas jugadas se conocen, así que cada baza vale tal como se anotó; de "
             "las {count} cartas que nadie colocó depende lo que tenía cada jugador, y con ello "
             "los renuncios."
         ),
-        "page.unknown.stands": (
+        "page.unknown.stands.one": (
+            "El renuncio de {name} en la baza {trick} ({obligation}) se mantiene: las cartas "
+            "desconocidas de {name} solo pueden ser las que quedan (un único caso)."
+        ),
+        "page.unknown.stands.other": (
             "El renuncio de {name} en la baza {trick} ({obligation}) se mantiene sean cuales "
             "sean las cartas desconocidas (en los {total} casos)."
         ),
@@ -695,7 +847,11 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.unknown.if_held": "si {name} tenía alguna de estas: {cards}",
         "page.unknown.of_suit": "una carta de {suit}",
         "page.unknown.or": " o ",
-        "page.unknown.none": (
+        "page.unknown.none.one": (
+            "Ningún renuncio de {name} depende de las cartas desconocidas: solo pueden ser las "
+            "que quedan, y las jugadas de {name} valen."
+        ),
+        "page.unknown.none.other": (
             "Ningún renuncio de {name} depende de las cartas desconocidas: las jugadas de {name} "
             "valen en los {total} casos."
         ),
@@ -717,6 +873,23 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.unknown.verdict_note": (
             "{name} tiene cartas desconocidas: este veredicto es para una manera de completarlas; "
             "lo que depende de ellas se dice más abajo."
+        ),
+        "page.unknown.deal_note.one": (
+            "Una carta de esta mano no se conocía: el registro la completa de una manera para "
+            "que el árbitro pueda juzgar, y lo que depende de ella se dice más abajo."
+        ),
+        "page.unknown.deal_note.other": (
+            "{count} cartas de esta mano no se conocían: el registro las completa de una manera "
+            "para que el árbitro pueda juzgar, y lo que depende de ellas se dice más abajo."
+        ),
+        "page.unknown.verdict_doubt": "depende de las cartas desconocidas de {name}",
+        "page.unknown.verdict_checking": (
+            "Con las cartas desconocidas de {name} completadas de una manera, esta jugada es un "
+            "renuncio; se está preguntando al árbitro por cada carta que pueden ser…"
+        ),
+        "page.unknown.verdict_none": (
+            "Con las cartas desconocidas de {name} completadas de una manera, esta jugada es un "
+            "renuncio; si se mantiene se dice más abajo."
         ),
         "page.unknown.tag": "({name} tenía cartas desconocidas: véase qué depende de ellas)",
         "page.play.unknown_card": "carta desconocida",

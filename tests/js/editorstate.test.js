@@ -247,7 +247,10 @@ test("the table chosen keeps the cards entered while they fit it", async () => {
   entry.give(entry.pack()[0]);
   state.chooseTable({ ...choice, names: ["Ana", "Bea", "Carlos"] }); // names corrected
   assert.equal(state.entry, entry);
-  state.chooseTable({ ...choice, dealer: 0 }); // another dealer: other cards to enter
+  state.chooseTable({ ...choice, dealer: 0 }); // another dealer: the same cards
+  assert.equal(state.entry, entry);
+  assert.equal(state.entry.slots["hand-0"].length, 1);
+  state.chooseTable({ ...choice, dealer: 0, ruleset: "tute-cabron" }); // another pack
   assert.notEqual(state.entry, entry);
   assert.equal(state.entry.slots["hand-0"].length, 0);
 });
@@ -301,4 +304,50 @@ test("the draws of a stock entered as it happens are asked for, one by one", asy
   await state.nameDraw(null); // nobody saw it
   assert.equal(state.pendingDraw(), null);
   assert.ok(first);
+});
+
+test("names or options changed keep every card and move; another pack is said first", async () => {
+  const { state } = await opened(10);
+  const cards = structuredClone(state.entry.slots);
+  const renamed = { ...state.choice, names: ["ana", "beatriz", "carlos"], options: {} };
+  assert.equal(state.lostBy(renamed), null);
+  assert.equal(state.chooseTable(renamed), null);
+  assert.deepEqual(state.entry.slots, cards);
+  assert.equal(state.line.cursor, 10);
+  const french = { ...renamed, notation: "french" };
+  assert.deepEqual(state.lostBy(french), { cards: 37, moves: EVENTS.length });
+  for (const key of ["ruleset", "count", "mode"]) {
+    assert.ok(state.lostBy({ ...renamed, [key]: "other" }), key);
+  }
+});
+
+test("another dealer: hands kept, a shown card not the dealer's out, moves to redo", async () => {
+  const { state } = await opened(10);
+  const hands = [0, 1, 2].map((seat) => state.entry.slots[`hand-${seat}`].slice());
+  const shown = state.entry.slots.trump[0];
+  const dealer = [0, 1].find((seat) => !hands[seat].includes(shown));
+  const note = state.chooseTable({ ...state.choice, dealer });
+  assert.deepEqual(note, { dealer, deck: false, trumpOut: shown, moves: 10 });
+  assert.deepEqual(
+    [0, 1, 2].map((seat) => state.entry.slots[`hand-${seat}`]),
+    hands,
+  );
+  assert.deepEqual(state.entry.slots.trump, []);
+  assert.equal(state.entry.current, "trump");
+  assert.equal(state.entry.dealer, dealer);
+  assert.equal(state.line.cursor, 0);
+  assert.deepEqual(state.line.moves, EVENTS, "every move kept, to redo");
+});
+
+test("deal after deal: the deal over joins the deals before, the next seat deals", async () => {
+  const { state } = await opened(EVENTS.length);
+  assert.ok(state.canDealAgain());
+  const finished = state.log().deals.at(-1);
+  state.nextDeal();
+  assert.deepEqual(state.before, [finished]);
+  assert.equal(state.entry.dealer, (finished.dealer + 1) % 3);
+  assert.equal(state.choice.dealer, state.entry.dealer);
+  assert.equal(state.line.moves.length, 0);
+  assert.equal(state.entry.unknownSlots().length, 0);
+  assert.equal(state.log(new Map()).deals.length, 2);
 });

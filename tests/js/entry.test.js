@@ -163,3 +163,77 @@ test("what is missing, place by place", () => {
     ],
   );
 });
+
+test("one unknown place and one card left: that card is filled in; more, nothing is", () => {
+  const entry = DealEntry.fromDeal(table("tute-3p", 3), example("tute-3p.json").deals[0], 2);
+  const card = entry.slots["hand-1"][4];
+  entry.slots["hand-1"][4] = UNKNOWN;
+  assert.deepEqual(entry.fillTheOnlyUnknown(), {
+    id: "hand-1",
+    index: 4,
+    seat: 1,
+    code: card,
+  });
+  assert.equal(entry.slots["hand-1"][4], card);
+  entry.slots["hand-1"][4] = UNKNOWN;
+  entry.slots["hand-0"][0] = UNKNOWN;
+  assert.equal(entry.fillTheOnlyUnknown(), null, "two places: either card may be either");
+  assert.deepEqual(entry.unknownSlots().length, 2);
+});
+
+test("a log's unknown cards are marked (`unknown`), and a log so marked opens them unknown", () => {
+  const deal = example("tute-3p.json").deals[0];
+  const entry = DealEntry.fromDeal(table("tute-3p", 3), deal, 2);
+  const forgotten = [entry.slots["hand-1"][4], entry.slots["hand-0"][0]];
+  entry.slots["hand-1"][4] = UNKNOWN;
+  entry.slots["hand-0"][0] = UNKNOWN;
+  const fill = entry.representative();
+  const written = entry.setup(fill);
+  assert.deepEqual(written.unknown.sort(), [...fill.values()].sort());
+  assert.deepEqual([...fill.values()].sort(), forgotten.sort(), "the fillers are the cards left");
+  const again = DealEntry.fromDeal(table("tute-3p", 3), written, 2);
+  assert.deepEqual(again.slots, entry.slots, "the marked places are unknown again");
+  // no mark: every card as given; a mark of no card of the pack, or of the shown card, is none
+  assert.equal(DealEntry.fromDeal(table("tute-3p", 3), deal, 2).unknownSlots().length, 0);
+  const odd = { ...deal, unknown: ["ZZ", 7, deal.trump_card] };
+  assert.equal(DealEntry.fromDeal(table("tute-3p", 3), odd, 2).unknownSlots().length, 0);
+  assert.equal(entry.setup(new Map()).unknown.length, 0, "unfilled places mark nothing");
+});
+
+test("cards typed as text, in either notation; the last hand fills itself with the rest", () => {
+  const facts = table("tute-4p", 4);
+  const entry = new DealEntry(facts, 3);
+  const pack = entry.pack();
+  const typed = entry.giveText(`${pack.slice(0, 9).join(" ")} ZZ, ${pack[0]}`);
+  assert.equal(typed.given, 9);
+  assert.deepEqual(
+    typed.refused.map((r) => [r.text, r.result.refused]),
+    [
+      ["ZZ", "entry.refused.not_in_pack"],
+      [pack[0], "entry.refused.twice"],
+    ],
+  );
+  assert.equal(entry.giveText("ad").given, 0, "the as de oros is placed already");
+  entry.giveText(pack.slice(9, 30).join(" "));
+  assert.equal(entry.fillLastHand().count, 10);
+  assert.deepEqual(entry.slots["hand-3"], pack.slice(30));
+  assert.equal(entry.current, "trump");
+  assert.equal(entry.fillLastHand(), null, "nothing left to fill");
+  const french = new DealEntry(table("tute-4p", 4, "french"), 3);
+  assert.equal(french.giveText("1O 12b").given, 2);
+  assert.deepEqual(french.slots["hand-0"], ["AD", "KC"]);
+});
+
+test("a card in the wrong hand moves to the hand being filled; never into a full one", () => {
+  const entry = new DealEntry(table("tute-4p", 4), 3);
+  const pack = entry.pack();
+  entry.give(pack[0]);
+  entry.choose("hand-2");
+  assert.ok(entry.canMoveHere(pack[0]));
+  assert.deepEqual(entry.moveHere(pack[0]), { ok: true, from: entry.target("hand-0") });
+  assert.deepEqual(entry.slots["hand-0"], []);
+  assert.deepEqual(entry.slots["hand-2"], [pack[0]]);
+  assert.ok(!entry.canMoveHere(pack[0]), "already here");
+  assert.ok(!entry.canMoveHere(pack[1]), "given nowhere");
+  assert.equal(entry.moveHere(pack[1]).refused, "entry.refused.twice");
+});

@@ -15,7 +15,9 @@ import {
   illegalSentence,
   matchGoal,
   moveText,
+  optionValueText,
   optionsText,
+  tableDetails,
   problemLines,
   rulingContext,
   runningTotals,
@@ -170,7 +172,7 @@ test("a called trump: by which call, and the call's note says it made trump", as
 
 test("the options as the log sets them, and the match's target", async () => {
   const ctx = await ruling("tute-2p-match.json");
-  assert.equal(optionsText(ctx), "match_target: 3");
+  assert.equal(optionsText(ctx), "Deals that win the match: 3");
   assert.equal(matchGoal(ctx), 3);
   const plain = await ruling("tute-2p-match.json", en, ({ options: _options, ...log }) => log);
   assert.equal(optionsText(plain), en.t("ruling.no_options"));
@@ -224,8 +226,12 @@ test("what depends on unknown cards: a suit when they are all of it, else the ca
   const name = ctx.names[1];
   assert.equal(
     findingSentence(ctx, seat, finding(4, null), candidates, true),
-    en.t("unknown.stands", { name, trick: 4, obligation: "asistir", cases: 4, total: 4 }),
+    en.t("unknown.stands.other", { name, trick: 4, obligation: "asistir", cases: 4, total: 4 }),
   );
+  // one case only: the unknown cards can only be those left — never "all 1 cases"
+  const one = findingSentence(ctx, { ...seat, cases: 1 }, finding(1, null), candidates, true);
+  assert.equal(one, en.t("unknown.stands.one", { name, trick: 4, obligation: "asistir" }));
+  assert.ok(!/\b1 cases\b/.test(one));
   assert.ok(
     findingSentence(ctx, seat, finding(1, ["5E"]), candidates, true).includes(
       `stands only if ${name}'s unknown card is ${ctx.deck.name("5E")} (1 of 4 cases)`,
@@ -244,4 +250,37 @@ test("what depends on unknown cards: a suit when they are all of it, else the ca
     findingSentence(ctx, seat, finding(2, null), candidates, true),
     en.t("unknown.depends_count", { name, trick: 4, obligation: "asistir", cases: 2, total: 4 }),
   );
+});
+
+test("every option's name and every value a person may choose are words, in both languages", () => {
+  const code = /\b[a-z]+(?:_[a-z0-9]+)+\b/;
+  for (const words of [en, es]) {
+    for (const ruleset of Object.values(DATA.rulesets)) {
+      for (const [name, spec] of Object.entries(ruleset.options)) {
+        const title = words.t(`option.${name}`);
+        assert.notEqual(title, `option.${name}`, `${words.lang}: option.${name} has no words`);
+        const values = spec.type === "boolean" ? [true, false] : (spec.allowed ?? [spec.default]);
+        for (const value of spec.type === "array" ? [spec.default] : values) {
+          const text = optionValueText(words, name, value);
+          assert.ok(!code.test(text) && !text.startsWith("value."), `${name}=${value}: ${text}`);
+        }
+      }
+    }
+  }
+  assert.equal(optionValueText(es, "renuncio_penalty", "lose_match"), "la partida");
+  assert.equal(optionValueText(es, "trump_when_cannot_overtrump", false), "no");
+  assert.equal(optionValueText(en, "call_ranks", [11, 12]), "11 + 12");
+});
+
+test("the table's details: strings only, bounded, in their order, empty ones left out", () => {
+  const log = {
+    details: { referee: " Lola ", event: "x".repeat(200), round: 3, table: "", date: "2026-12-06" },
+  };
+  assert.deepEqual(tableDetails(log), [
+    ["event", "x".repeat(80)],
+    ["date", "2026-12-06"],
+    ["referee", "Lola"],
+  ]);
+  assert.deepEqual(tableDetails({ details: "no" }), []);
+  assert.deepEqual(tableDetails({}), []);
 });

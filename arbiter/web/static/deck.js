@@ -7,7 +7,17 @@ export class Deck {
   constructor(cards, notation, words) {
     this.notation = notation === "french" ? "french" : "spanish";
     this.data = cards[this.notation];
+    this.other = cards[this.notation === "french" ? "spanish" : "french"];
     this.words = words;
+  }
+
+  /** The code of this notation for a card written in either ("1O" or "AD" for the as de
+   *  oros, any case), or null when it is no card. */
+  canonAny(code) {
+    const own = this.canon(code);
+    if (this.face(own)) return own;
+    const inOther = this.other?.inputs[code] ?? this.other?.inputs[String(code).toUpperCase()];
+    return inOther ? this.code(this.other.codes.indexOf(inOther)) : null;
   }
 
   /** The code written back for any accepted input (lower case, French symbols...). */

@@ -36,3 +36,24 @@ export function button(attrs, text, onClick) {
 }
 
 export const byId = (id) => document.getElementById(id);
+
+/**
+ * Scroll the least that shows `first` to `last` (two elements of the page, top to bottom) in
+ * the window — or, when both do not fit, `last` with as much above it as fits — then give
+ * `focus` the focus where it is: the next thing to do is in view and focused.
+ */
+export function bringIntoView(first, last, focus = null) {
+  const margin = 8;
+  const top = first.getBoundingClientRect().top - margin;
+  const bottom = last.getBoundingClientRect().bottom + margin;
+  const room = window.innerHeight;
+  let by = 0;
+  if (bottom - top <= room) {
+    if (top < 0) by = top;
+    else if (bottom > room) by = bottom - room;
+  } else {
+    by = bottom - room; // the work at the bottom of the screen, what leads to it above
+  }
+  if (by) window.scrollBy({ top: by, behavior: "instant" });
+  if (focus) focus.focus({ preventScroll: true });
+}

@@ -8,7 +8,7 @@
 
 import { DealEntry, UNKNOWN, tableOf } from "./entry.js";
 import { MoveLine } from "./moveline.js";
-import { problemLines } from "./rulingtext.js";
+import { problemLines, tableDetails } from "./rulingtext.js";
 import { ServiceError } from "./service.js";
 import { checkUnknowns, unknownSlotSeats } from "./unknowns.js";
 
@@ -32,6 +32,8 @@ export function headerOf(data, choice) {
   const options = changedOptions(data.rulesets[choice.ruleset], choice.options);
   if (Object.keys(options).length) header.options = options;
   if (choice.notation === "french") header.notation = "french";
+  const details = Object.entries(choice.details ?? {}).filter(([, text]) => text);
+  if (details.length) header.details = Object.fromEntries(details);
   return header;
 }
 
@@ -46,10 +48,13 @@ const FIRST_CHOICE = {
   mode: "hands",
 };
 
-/** Whether the cards entered for `before` still fit the table `after`. */
-function sameCards(before, after) {
-  const keys = ["ruleset", "count", "notation", "mode", "dealer"];
-  return keys.every((key) => before[key] === after[key]);
+/** What makes a table another pack, or the cards entered another way: a change of one of them
+ *  cannot keep the cards entered. */
+export const PACK_KEYS = ["ruleset", "count", "notation", "mode"];
+
+/** Whether the cards entered for the table `before` can stay for the table `after`. */
+export function samePack(before, after) {
+  return PACK_KEYS.every((key) => before[key] === after[key]);
 }
 
 export class EditorState {
@@ -73,6 +78,8 @@ export class EditorState {
     this.check = null; // the unknown cards: null (none), "pending", checkUnknowns' or {error}
     this.asked = 0; // questions asked so far: the latest is the one whose answer counts
     this.waiting = 0; // the question the page waits for (0: none)
+    this.draftId = null; // the id this entry is kept under (draft.js), once something is entered
+    this.form = null; // the table form as typed so far, before it is done
   }
 
   // --- asking -----------------------------------------------------------------------------------
@@ -185,17 +192,54 @@ export class EditorState {
 
   // --- the table and the cards ---------------------------------------------------------------
 
-  /** The table chosen in the form; the cards entered (and the moves) stay when they fit it. */
+  /** What the table `choice` would take out of the entry — {cards, moves}, how many — or null
+   *  when it keeps them (the same pack, entered the same way: names, options and the dealer
+   *  change without a card lost). */
+  lostBy(choice) {
+    if (!this.entry || samePack(this.choice, choice)) return null;
+    const cards = Object.values(this.entry.slots).reduce((sum, list) => sum + list.length, 0);
+    const moves = this.line.moves.length;
+    return cards || moves ? { cards, moves } : null;
+  }
+
+  /** The table chosen in the form. The cards entered (and the moves) stay when they fit it
+   *  (see lostBy); a new dealer keeps the hands, and what moved is said: changeDealer's note
+   *  (null when nothing moved). */
   chooseTable(choice) {
-    const keep = this.entry && sameCards(this.choice, choice);
+    const before = this.choice;
     this.choice = choice;
-    if (keep) return;
+    if (this.entry && samePack(before, choice)) {
+      return before.dealer === choice.dealer ? null : this.changeDealer(choice.dealer);
+    }
     const table = tableOf(this.data, headerOf(this.data, choice), this.words);
     this.entry = new DealEntry(table, choice.dealer, choice.mode);
     this.before = [];
     this.line = new MoveLine();
     this.answer = null;
     this.current = false;
+    return null;
+  }
+
+  /**
+   * Another dealer for the cards entered: each hand stays with its seat (a deck in dealing
+   * order is dealt from the new dealer, so its hands move); a shown card that is not the new
+   * dealer's is taken out, to be given again; the moves stay, to redo, since who leads changed.
+   * {dealer, deck, trumpOut (the card taken out, or null), moves (how many were made)}.
+   */
+  changeDealer(dealer) {
+    const { entry } = this;
+    entry.dealer = dealer;
+    const note = { dealer, deck: entry.mode === "deck", trumpOut: null, moves: this.line.cursor };
+    const shown = entry.slots.trump?.[0];
+    if (shown && !entry.slots[`hand-${dealer}`].includes(shown)) {
+      note.trumpOut = shown;
+      entry.slots.trump = [];
+      entry.choose("trump");
+    }
+    this.line.goTo(0);
+    this.answer = null;
+    this.current = false;
+    return note;
   }
 
   /** Play begins (or goes on, after the cards were edited): the position of the cards. */
@@ -205,6 +249,28 @@ export class EditorState {
     this.naming = null;
     this.check = null;
     return this.changed();
+  }
+
+  /** A match entered deal after deal: the deal at the table, finished, joins the deals before
+   *  (as its log has it), and the next deal's cards are entered, dealt by the next seat round
+   *  the table (rules.md §2). */
+  nextDeal() {
+    this.before = [...this.before, this.log().deals.at(-1)];
+    const dealer = (this.entry.dealer + 1) % this.entry.players;
+    this.choice = { ...this.choice, dealer };
+    const table = tableOf(this.data, headerOf(this.data, this.choice), this.words);
+    this.entry = new DealEntry(table, dealer, this.choice.mode);
+    this.line = new MoveLine();
+    this.answer = null;
+    this.current = false;
+    this.verdict = null;
+    this.check = null;
+  }
+
+  /** Whether a next deal can be entered: this one is over, and the match is not. */
+  canDealAgain() {
+    const { answer } = this;
+    return Boolean(answer && this.view.over && answer.status !== "invalid" && !answer.match?.over);
   }
 
   // --- play ----------------------------------------------------------------------------------
@@ -305,6 +371,7 @@ export class EditorState {
       options: log.options ?? {},
       dealer,
       mode: Array.isArray(given.deck) ? "deck" : "hands",
+      details: Object.fromEntries(tableDetails(log)),
     };
     this.header = headerOf(this.data, this.choice); // the header startPlay gives the same table
     this.entry = DealEntry.fromDeal(tableOf(this.data, this.header, this.words), given, dealer);

@@ -8,17 +8,30 @@
 // answers; this module draws its three steps (tableform.js, picker.js, table.js) and wires the
 // taps to it.
 
-import { byId, el } from "./dom.js";
-import { EditorState, StaleAnswer } from "./editorstate.js";
-import { decodeLog, readFragment } from "./logcodec.js";
+import { bringIntoView, button, byId, el } from "./dom.js";
+import {
+  Drafts,
+  draftSummary,
+  newDraftId,
+  readDraftFragment,
+  restoreInto,
+  sameDraft,
+  snapshotOf,
+  writeDraftFragment,
+} from "./draft.js";
+import { EditorState, StaleAnswer, headerOf } from "./editorstate.js";
+import { wireKeys } from "./keys.js";
+import { placeName } from "./entrytext.js";
+import { fragmentText, readFragment } from "./logcodec.js";
 import { renderPicker } from "./picker.js";
 import { problemLines } from "./rulingtext.js";
 import { Service, ServiceError } from "./service.js";
-import { candidatePrompt, renderTable, unknownsReport } from "./table.js";
+import { candidatePrompt, renderTable, unknownsReport, verdictBox } from "./table.js";
 import { renderTableForm } from "./tableform.js";
 import {
   DATA,
   applyStaticWords,
+  counted,
   currentLang,
   onLangChange,
   t,
@@ -33,12 +46,64 @@ const CHECK_AFTER_MS = 400;
 const problemBox = (lines) =>
   el("div", { class: "problem", role: "alert" }, ...lines.map((line) => el("p", { text: line })));
 
+/** The browser's storage, or a stand-in that keeps nothing when the browser has none (a
+ *  private window may refuse it): the address still holds the draft. */
+function deviceStorage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return { getItem: () => null, setItem: () => {} };
+  }
+}
+
+/** The one card an unknown place can hold, {code, label (in a sentence)}, when only one is left. */
+function onlyCandidate(state) {
+  const candidates = state.entry.candidates();
+  if (candidates.length !== 1) return null;
+  return { code: candidates[0], label: state.entry.deck.name(candidates[0]) };
+}
+
+/** What a change of the table did to the cards, in words (null: nothing to say): the dealer's
+ *  `note` of EditorState.changeDealer, or the cards taken out, with `undo` to bring back. */
+function changeNotice(state, note, undo, reopen) {
+  const lines = [];
+  if (note) {
+    const name = state.choice.names[note.dealer];
+    lines.push(t(note.deck ? "change.dealer_deck" : "change.dealer", { name }));
+    if (note.trumpOut) {
+      lines.push(
+        words.sentence("change.trump_out", { card: state.entry.deck.name(note.trumpOut), name }),
+      );
+    }
+    if (note.moves) lines.push(counted("change.moves_kept", note.moves));
+  }
+  if (undo) lines.push(t("change.done"));
+  if (!lines.length) return null;
+  return el(
+    "div",
+    { class: "notice", id: "change-notice", role: "status" },
+    ...lines.map((line) => el("p", { text: line })),
+    undo
+      ? button({ class: "secondary", "data-action": "change-undo" }, t("change.undo"), () =>
+          reopen(undo),
+        )
+      : null,
+  );
+}
+
+/** This page's address holding `draft`. */
+const addressOf = (draft) => `${location.pathname}${location.search}${writeDraftFragment(draft)}`;
+
 class Editor {
-  constructor(root, state) {
+  constructor(root, state, drafts) {
     this.root = root;
     this.state = state;
+    this.drafts = drafts;
     this.renders = 0; // a test hook: how many times a step was drawn
     this.checkTimer = null;
+    this.kept = null; // the draft the address holds now
+    this.note = null; // what the page filled in by itself, said once on the next table drawn
+    this.filledDraw = null; // the draw filled in so (never twice)
   }
 
   mark(phase) {
@@ -46,6 +111,43 @@ class Editor {
     this.renders += 1;
     this.root.dataset.phase = phase;
     this.root.dataset.render = String(this.renders);
+    this.keep();
+  }
+
+  /**
+   * Keep the work: the draft of the state in the address — a new history entry for each step,
+   * so Back and Forward move between the editor's steps (`replace`: the same entry, for the
+   * table form being typed) — and in the device's list of drafts.
+   */
+  keep({ replace = false } = {}) {
+    const { state } = this;
+    if (!state.entry && !state.form) return; // nothing entered yet
+    state.draftId ??= newDraftId();
+    const draft = snapshotOf(state);
+    if (sameDraft(draft, this.kept)) return;
+    const same = replace || this.kept?.id !== draft.id; // a new deal takes the blank form's place
+    history[same ? "replaceState" : "pushState"]({ draft }, "", addressOf(draft));
+    this.kept = draft;
+    this.drafts.save(draft);
+  }
+
+  /** Show the draft `draft` as it was kept (Back, Forward, a reload, a draft reopened). */
+  restore(draft) {
+    restoreInto(this.state, draft, headerOf);
+    this.kept = draft;
+    this.drafts.save({ ...draft, saved: Date.now() }); // the deal as shown is the deal kept
+    const { phase } = this.state;
+    if (phase === "play") return this.play(() => this.state.changed());
+    if (phase === "cards") this.showCards();
+    else this.showTable();
+    return Promise.resolve();
+  }
+
+  /** A new deal: the table form, as the page first shows it. */
+  fresh() {
+    this.state = new EditorState(this.state.data, this.state.words, this.state.service);
+    this.kept = null;
+    this.showTable();
   }
 
   /**
@@ -76,14 +178,111 @@ class Editor {
 
   // --- 1. the table -----------------------------------------------------------------------------
 
-  showTable() {
-    this.root.replaceChildren(
-      renderTableForm(this.state.choice, (choice) => {
-        this.state.chooseTable(choice);
-        this.showCards();
-      }),
+  showTable({ focus = false } = {}) {
+    const form = renderTableForm(
+      this.state.form ?? this.state.choice,
+      (choice) => {
+        const lost = this.state.lostBy(choice);
+        if (lost) this.askFirst(choice, lost);
+        else this.chosen(choice);
+      },
+      (typed) => {
+        this.state.form = typed;
+        this.keep({ replace: true });
+      },
     );
+    this.root.replaceChildren(form, this.draftList());
     this.mark("table");
+    if (focus) bringIntoView(form, form.querySelector("#ruleset"), form.querySelector("#ruleset"));
+  }
+
+  /** The table `choice` taken: on to the cards, with what moved said. `undo`: the draft of
+   *  before, when the change took cards out (a button brings it back). */
+  chosen(choice, undo = null) {
+    this.state.form = null;
+    const note = this.state.chooseTable(choice);
+    this.showCards(
+      null,
+      changeNotice(this.state, note, undo, (draft) => this.reopenDraft(draft)),
+    );
+  }
+
+  /** A table that cannot keep the cards entered: asked first, never done silently. */
+  askFirst(choice, lost) {
+    byId("change-ask")?.remove();
+    // undone, the change gives back the cards as they were, ready to check and play
+    const before = { ...snapshotOf(this.state), phase: "cards", form: null };
+    const box = el(
+      "div",
+      { class: "notice ask", id: "change-ask", role: "alertdialog", "aria-labelledby": "ask-q" },
+      el("p", {
+        id: "ask-q",
+        text: t("change.ask", {
+          cards: counted("drafts.cards", lost.cards),
+          moves: counted("play.moves", lost.moves),
+        }),
+      }),
+      el(
+        "p",
+        { class: "form-buttons" },
+        button({ class: "secondary", "data-action": "change-keep" }, t("change.keep"), () => {
+          box.remove();
+          byId("to-cards")?.focus();
+        }),
+        button({ "data-action": "change-confirm" }, t("change.confirm"), () =>
+          this.chosen(choice, before),
+        ),
+      ),
+    );
+    byId("table-form").after(box);
+    box.querySelector("[data-action=change-confirm]").focus();
+  }
+
+  /** The deals entered on this device (newest first), to reopen or delete. */
+  draftList() {
+    const list = this.drafts.all().map(draftSummary);
+    if (!list.length) return "";
+    const when = (saved) =>
+      new Date(saved).toLocaleString(currentLang(), { dateStyle: "short", timeStyle: "short" });
+    const item = (draft) =>
+      el(
+        "li",
+        { "data-draft": draft.id },
+        el("span", {
+          text: t("drafts.line", {
+            ruleset: t(`ruleset.${draft.ruleset}`),
+            names: draft.names.filter(Boolean).join(", ") || "—",
+            cards: counted("drafts.cards", draft.cards),
+            moves: counted("play.moves", draft.moves),
+            saved: when(draft.saved),
+          }),
+        }),
+        " ",
+        button({ class: "secondary", "data-draft-open": draft.id }, t("drafts.open"), () =>
+          this.reopen(draft.id),
+        ),
+        " ",
+        button({ class: "secondary", "data-draft-delete": draft.id }, t("drafts.delete"), () => {
+          this.drafts.remove(draft.id);
+          byId("drafts")?.replaceWith(this.draftList());
+        }),
+      );
+    return el(
+      "section",
+      { class: "drafts", id: "drafts", "aria-labelledby": "drafts-heading" },
+      el("h2", { id: "drafts-heading", text: t("drafts.heading") }),
+      el("ul", {}, ...list.map(item)),
+    );
+  }
+
+  reopen(id) {
+    const draft = this.drafts.get(id);
+    if (draft) this.reopenDraft(draft);
+  }
+
+  reopenDraft(draft) {
+    history.pushState({ draft }, "", addressOf(draft)); // a step of its own in the history
+    return this.restore(draft);
   }
 
   /** The table's form with `lines` (a problem) above it. */
@@ -94,17 +293,36 @@ class Editor {
 
   // --- 2. the cards -----------------------------------------------------------------------------
 
-  showCards(problem = null) {
+  showCards(problem = null, notice = null) {
     const picker = renderPicker(this.state.entry, this.state.choice.names, {
       onStart: () => this.startPlay(),
-      onBack: () => this.showTable(),
-      onDraw: () => this.mark("cards"),
+      onBack: () => this.showTable({ focus: true }),
+      onDraw: () => {
+        this.mark("cards");
+        // every card placed: the next thing is to play
+        const start = byId("start-play"); // none yet while the step is first drawn
+        if (start && this.state.entry.complete()) bringIntoView(start, start, start);
+      },
     });
+    if (notice) picker.prepend(notice);
     if (problem) picker.prepend(problemBox(problem));
     this.root.replaceChildren(picker);
+    // the step begins: what to fill now, the pack below it, and a card of it focused
+    const next = picker.querySelector(".picker .card:not(.given)") ?? byId("start-play");
+    bringIntoView(picker.firstElementChild, byId("entry-now"), next);
+    const start = byId("start-play");
+    if (this.state.entry.complete()) bringIntoView(start, start, start);
   }
 
   async startPlay() {
+    const filled = this.state.entry.fillTheOnlyUnknown();
+    if (filled) {
+      const target = this.state.entry.target(filled.id);
+      this.note = words.sentence("entry.only_unknown", {
+        card: this.state.entry.deck.name(filled.code),
+        place: placeName(words, target, this.state.choice.names, filled.index),
+      });
+    }
     if (
       await this.act(
         () => this.state.startPlay(),
@@ -139,13 +357,22 @@ class Editor {
       onMove: (move) => this.play(() => state.propose(move)),
       onNameUnknown: (seat, filler) => {
         state.startNaming(seat, filler);
-        this.showPlay();
+        const only = onlyCandidate(state);
+        if (!only) this.showPlay();
+        else {
+          this.note = t("play.only_play", { name: state.choice.names[seat], card: only.label });
+          this.play(() => state.nameAndPlay(only.code));
+        }
       },
       onUndo: () => this.play(() => state.step((line) => line.undo())),
       onRedo: () => this.play(() => state.step((line) => line.redo())),
       onGoTo: (count) => this.play(() => state.step((line) => line.goTo(count))),
       onOriginal: () => this.play(() => state.step((line) => line.backToOriginal())),
       onEditCards: () => this.showCards(),
+      onNextDeal: () => {
+        state.nextDeal();
+        this.showCards();
+      },
     };
   }
 
@@ -194,10 +421,54 @@ class Editor {
 
   showPlay() {
     this.root.replaceChildren(renderTable(this.state, this.prompt(), this.handlers()));
+    if (this.note) {
+      byId("verdict").after(el("p", { class: "notice", id: "auto-note", text: this.note }));
+      this.note = null;
+    }
     this.mark("play");
-    const focus = this.root.querySelector(".prompt button, .seat.acting .hand-now button");
-    if (focus) focus.focus({ preventScroll: true });
+    if (this.fillOnlyDraw()) return;
+    this.showWork();
     if (this.state.check === "pending") this.scheduleCheck();
+  }
+
+  /** Undo or redo from the keyboard, when the button would do it: whether it did. */
+  keyStep(action) {
+    const control = this.root.querySelector(`[data-action="${action}"]`);
+    if (!control || control.disabled || this.state.busy) return false;
+    control.click();
+    return true;
+  }
+
+  /** The next thing to do in view and focused: the prompt, else the hand to play (with the
+   *  verdict and whose turn it is above it, when they fit), else, the deal over, the ruling. */
+  showWork() {
+    const prompt = this.root.querySelector(".prompt");
+    if (prompt) {
+      bringIntoView(prompt, prompt, prompt.querySelector("button"));
+      return;
+    }
+    const seat = this.root.querySelector(".seat.acting");
+    if (seat) {
+      const verdict = byId("verdict");
+      const above = verdict.childElementCount ? verdict : this.root.querySelector(".turn-line");
+      bringIntoView(above, seat, seat.querySelector(".hand-now button"));
+      return;
+    }
+    const over = this.root.querySelector(".deal-over");
+    const next = this.root.querySelector('[data-action="next-deal"]') ?? byId("open-ruling");
+    if (over) bringIntoView(over, next, next); // the match's next deal, else the ruling
+  }
+
+  /** A draw to name with one card left that it can be: filled in, and said (once a draw). */
+  fillOnlyDraw() {
+    const { state } = this;
+    const draw = state.pendingDraw();
+    const only = draw && onlyCandidate(state);
+    if (!only || this.filledDraw === draw.index) return false;
+    this.filledDraw = draw.index;
+    this.note = t("play.only_draw", { name: state.choice.names[draw.seat], card: only.label });
+    this.play(() => state.nameDraw(only.code));
+    return true;
   }
 
   /** Check the unknown cards once the table is quiet. */
@@ -217,6 +488,7 @@ class Editor {
     }
     if (this.state.check) byId("unknowns")?.replaceWith(unknownsReport(this.state));
     else byId("unknowns")?.remove();
+    byId("verdict")?.replaceWith(verdictBox(this.state)); // a renuncio in doubt: now what it is
   }
 
   // --- a log opened here ------------------------------------------------------------------------
@@ -233,11 +505,26 @@ class Editor {
   }
 }
 
+/** The draft the address holds (history's copy first: the newest), or null. */
+function draftInAddress() {
+  if (history.state?.draft) return history.state.draft;
+  try {
+    return readDraftFragment(location.hash);
+  } catch {
+    return null;
+  }
+}
+
 function openFromLink(editor) {
+  const draft = draftInAddress();
+  if (draft) {
+    editor.restore(draft).catch((error) => editor.showPlayProblem(problemLines(words, error)));
+    return true;
+  }
   try {
     const found = readFragment(location.hash);
     if (!found) return false;
-    const log = JSON.parse(decodeLog(found.log));
+    const log = JSON.parse(fragmentText(found, DATA.cards));
     editor.open(log, found).catch((error) => editor.showPlayProblem(problemLines(words, error)));
   } catch (error) {
     editor.showTableProblem([t("error.fragment", { detail: error.message })]);
@@ -246,12 +533,31 @@ function openFromLink(editor) {
 }
 
 const service = new Service({ base: document.baseURI, lang: currentLang });
-const editor = new Editor(byId("editor"), new EditorState(DATA, words, service));
+const editor = new Editor(
+  byId("editor"),
+  new EditorState(DATA, words, service),
+  new Drafts(deviceStorage()),
+);
+window.addEventListener("popstate", () => {
+  const draft = draftInAddress();
+  if (draft) editor.restore(draft);
+  else if (!openFromLink(editor) && !location.hash) editor.fresh();
+});
 byId("key-form").addEventListener("submit", (event) => {
   event.preventDefault();
   service.setApiKey(byId("api-key").value.trim());
   byId("key-form").hidden = true;
   editor.redraw();
+});
+wireKeys(byId("editor"), {
+  phase: () => editor.state.phase,
+  canon: (text) => {
+    const { entry } = editor.state;
+    const code = entry?.deck.canon(text);
+    return entry?.pack().includes(code) ? code : null;
+  },
+  undo: () => editor.keyStep("undo"),
+  redo: () => editor.keyStep("redo"),
 });
 wireLanguageLinks();
 onLangChange(() => editor.redraw());

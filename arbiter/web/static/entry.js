@@ -111,6 +111,32 @@ export class DealEntry {
     return { ok: true };
   }
 
+  /** Whether `code`, already in another hand, could move to the hand being filled. */
+  canMoveHere(code) {
+    const target = this.target();
+    const found = this.where(code);
+    return Boolean(
+      found &&
+      target.kind === "hand" &&
+      found.target.kind === "hand" &&
+      found.target.id !== target.id &&
+      !this.isFull(target.id),
+    );
+  }
+
+  /** Move `code` from the hand that holds it to the hand being filled (a card given to the
+   *  wrong hand, found out later): {ok, from (the hand it left)} or a refusal. */
+  moveHere(code) {
+    if (!this.canMoveHere(code)) return { refused: "entry.refused.twice", fields: {} };
+    const found = this.where(code);
+    const to = this.current;
+    this.slots[found.target.id].splice(found.index, 1);
+    if (this.slots.trump?.[0] === code) this.slots.trump = []; // no longer the dealer's card
+    this.slots[to].push(code);
+    this.advance();
+    return { ok: true, from: found.target };
+  }
+
   /** A card nobody knows, in the current hand (or the next place of the stock). */
   giveUnknown() {
     const target = this.target();
@@ -185,6 +211,57 @@ export class DealEntry {
     return this.unplaced();
   }
 
+  /** One unknown place and one card nobody placed: that card is the place's, filled in.
+   *  The place filled, {id, index, seat, code}, or null when nothing is certain so. */
+  fillTheOnlyUnknown() {
+    const slots = this.unknownSlots();
+    const candidates = this.candidates();
+    if (slots.length !== 1 || candidates.length !== 1) return null;
+    this.name(slots[0], candidates[0]);
+    return { ...slots[0], code: candidates[0] };
+  }
+
+  /**
+   * The last hand fills itself: when every place but one hand is full and the cards nobody
+   * placed are exactly as many as that hand still lacks, they are its cards. The hand filled
+   * ({target, count}) or null.
+   */
+  fillLastHand() {
+    if (this.mode !== "hands") return null;
+    const open = this.targets.filter(
+      (target) => target.kind !== "trump" && !this.isFull(target.id),
+    );
+    const [target] = open;
+    if (open.length !== 1 || target.kind !== "hand") return null;
+    const rest = this.unplaced();
+    const left = target.size - this.slots[target.id].length;
+    if (rest.length !== left) return null;
+    this.slots[target.id].push(...rest);
+    this.advance();
+    return { target, count: rest.length };
+  }
+
+  /**
+   * Cards typed as text ("1O 3O 12O 7C", as hand records are written; either notation, any
+   * case; "?" an unknown card), given one by one to the places being filled. {given, refused:
+   * [{text, result}]}: a word that is no card, or a card refused, is said and the rest goes on.
+   */
+  giveText(text) {
+    const out = { given: 0, refused: [] };
+    for (const word of text.split(/[\s,;]+/).filter(Boolean)) {
+      const code = this.deck.canonAny(word);
+      const result =
+        word === UNKNOWN
+          ? this.giveUnknown()
+          : code
+            ? this.give(code)
+            : { refused: "entry.refused.not_in_pack", fields: {} };
+      if (result.ok) out.given += 1;
+      else out.refused.push({ text: code ?? word, result });
+    }
+    return out;
+  }
+
   /** Name an unknown slot's card (it is known from now on). */
   name(slot, code) {
     if (this.slots[slot.id][slot.index] !== UNKNOWN || this.where(code)) return false;
@@ -203,6 +280,9 @@ export class DealEntry {
     };
     const list = (id) => this.slots[id].map((_, index) => card(id, index));
     const deal = { dealer: this.dealer };
+    // the cards the log fills in where nobody knows the card: marked, never passed off as known
+    const filled = this.unknownSlots().map((slot) => fill.get(`${slot.id}/${slot.index}`));
+    if (filled.length) deal.unknown = filled.filter(Boolean);
     if (this.mode === "deck") {
       deal.deck = list("deck");
       return deal;
@@ -224,7 +304,7 @@ export class DealEntry {
   }
 
   /** An entry holding a log's deal (its cards as given: hands with stock or trump card, or
-   *  deck). */
+   *  deck; the cards its `unknown` marks, docs/api.md, are unknown again). */
   static fromDeal(table, deal, dealer) {
     const entry = new DealEntry(table, dealer, Array.isArray(deal.deck) ? "deck" : "hands");
     const canon = (code) => entry.deck.canon(code);
@@ -241,7 +321,29 @@ export class DealEntry {
         entry.slots.trump = [canon(deal.trump_card)];
       }
     }
+    entry.forget(unknownMarked(deal, entry.pack(), canon));
     entry.advance();
     return entry;
   }
+
+  /** The places holding one of `codes` hold a card nobody knows (a log's `unknown`): in a
+   *  hand or the stock, where a card may be unknown; never the dealer's shown card. */
+  forget(codes) {
+    codes.delete(this.slots.trump?.[0]);
+    for (const target of this.targets) {
+      if (!this.allowsUnknown(target)) continue;
+      const slots = this.slots[target.id];
+      slots.forEach((code, index) => {
+        if (codes.has(code)) slots[index] = UNKNOWN;
+      });
+    }
+  }
+}
+
+/** The cards a log's deal marks as unknown (its `unknown`: card codes of the pack, at most the
+ *  pack's size; anything else is no mark and is left out), canonical by `canon`. */
+export function unknownMarked(deal, pack, canon = (code) => code) {
+  const marked = Array.isArray(deal.unknown) ? deal.unknown.slice(0, pack.length) : [];
+  const codes = marked.filter((code) => typeof code === "string").map(canon);
+  return new Set(codes.filter((code) => pack.includes(code)));
 }

@@ -5,10 +5,86 @@
 // said in words, all the time.
 
 import { cardButton, unknownCard } from "./cards.js";
-import { button, el } from "./dom.js";
+import { button, byId, el } from "./dom.js";
 import { UNKNOWN } from "./entry.js";
 import { missingText, nowText, placeName, refusalText } from "./entrytext.js";
 import { t, words } from "./words.js";
+
+/** The places of a slot list in the order they are shown: a hand by suit and rank (the
+ *  pack's order, unknown cards last), checked at a glance; a stock or a deck as entered, since
+ *  their order is the deal's. */
+function shownOrder(entry, target) {
+  const cards = entry.slots[target.id];
+  const places = cards.map((_, index) => index);
+  if (target.kind !== "hand") return places;
+  const rank = (code) => (code === UNKNOWN ? Infinity : entry.pack().indexOf(code));
+  return places.sort((a, b) => rank(cards[a]) - rank(cards[b]));
+}
+
+/** The form where cards are typed as text ("1O 3O 12O 7C"), given to the places in turn. */
+function typeForm(onGive) {
+  const input = el("input", {
+    id: "type-cards",
+    type: "text",
+    autocomplete: "off",
+    spellcheck: "false",
+    autocapitalize: "characters",
+  });
+  const form = el(
+    "form",
+    { class: "type-cards", id: "type-form" },
+    el("label", { for: "type-cards", text: t("entry.type_label") }),
+    " ",
+    input,
+    " ",
+    el("button", { type: "submit", class: "secondary", text: t("entry.type_submit") }),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    onGive(input.value);
+  });
+  return form;
+}
+
+/** The refusal of the last tap, in the alert line (with the way to move the card, if any). */
+function messageLine(message, move) {
+  return el(
+    "p",
+    {
+      class: "entry-message",
+      id: "entry-message",
+      role: "alert",
+      "data-refused": message ? "true" : null,
+    },
+    message,
+    move ? " " : null,
+    move,
+  );
+}
+
+/** "Move it to bea's hand": a card given to the wrong hand, moved where it belongs. */
+function moveButton(entry, names, code, update) {
+  const place = placeName(words, entry.target(), names);
+  return button(
+    { class: "secondary", "data-action": "move-here", "data-card": code },
+    t("entry.move_here", { place }),
+    () => update(() => entry.moveHere(code), code),
+  );
+}
+
+/** What the page filled in by itself: the last hand (null: nothing). */
+function filledNote(filled, names) {
+  if (!filled) return null;
+  return el("p", {
+    class: "notice",
+    id: "entry-filled",
+    role: "status",
+    text: words.sentence("entry.last_hand", {
+      count: filled.count,
+      place: placeName(words, filled.target, names),
+    }),
+  });
+}
 
 function targetSection(entry, target, names, update) {
   const cards = entry.slots[target.id];
@@ -29,7 +105,8 @@ function targetSection(entry, target, names, update) {
   const shown = el(
     "div",
     { class: "slots" },
-    ...cards.map((code, index) => {
+    ...shownOrder(entry, target).map((index) => {
+      const code = cards[index];
       const remove = () => update(() => entry.remove(target.id, index));
       if (code === UNKNOWN) return unknownCard(t("entry.unknown_remove"), remove);
       const control = cardButton(code, entry.deck, remove, t("entry.remove"));
@@ -65,30 +142,43 @@ function pickerGrid(entry, names, give) {
       given.set(code, placeName(words, target, names, index)),
     );
   }
-  const rows = entry.deck.suits().map((suit) => {
-    const codes = entry.pack().filter((code) => entry.deck.suitOf(code) === suit);
-    if (!codes.length) return null;
+  const card = (code) => {
+    const where = given.get(code);
+    const control = cardButton(
+      code,
+      entry.deck,
+      () => give(code),
+      where ? t("entry.given_to", { place: where }) : "",
+    );
+    if (where) {
+      control.classList.add("given");
+      control.append(el("span", { class: "given-mark", "aria-hidden": "true", text: "✓" }));
+    }
+    return control;
+  };
+  return packPicker(entry.deck, entry.pack(), card, t("entry.pack"));
+}
+
+/**
+ * The compact picker of `codes` (a pack, or the cards a place may hold): a row of small cards
+ * per suit, every card of a pack on one phone screen. `card(code)` makes a card's control;
+ * `label`: the group's name.
+ */
+export function packPicker(deck, codes, card, label) {
+  const rows = deck.suits().map((suit) => {
+    const ofSuit = codes.filter((code) => deck.suitOf(code) === suit);
+    if (!ofSuit.length) return null;
     return el(
       "div",
-      { class: "pick-row", role: "group", "aria-label": entry.deck.suitName(suit) },
-      ...codes.map((code) => {
-        const where = given.get(code);
-        const control = cardButton(
-          code,
-          entry.deck,
-          () => give(code),
-          where ? t("entry.given_to", { place: where }) : "",
-        );
+      { class: "pick-row", role: "group", "aria-label": deck.suitName(suit) },
+      ...ofSuit.map((code) => {
+        const control = card(code);
         control.dataset.pickCard = code;
-        if (where) {
-          control.classList.add("given");
-          control.append(el("span", { class: "given-mark", "aria-hidden": "true", text: "✓" }));
-        }
         return control;
       }),
     );
   });
-  return el("div", { class: "picker", role: "group", "aria-label": t("entry.pack") }, ...rows);
+  return el("div", { class: "picker", role: "group", "aria-label": label }, ...rows);
 }
 
 /**
@@ -121,14 +211,17 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
       el("h2", { id: "entry-heading", text: t("entry.heading") }),
       el("p", { class: "entry-now", id: "entry-now", "aria-live": "polite", text: now }),
       actions,
+      typeForm((text) =>
+        update(() => {
+          const typed = entry.giveText(text);
+          message = typed.refused
+            .map(({ text: code, result }) => refusalText(words, entry, names, result, code))
+            .join(" ");
+        }, "type-cards"),
+      ),
       pickerGrid(entry, names, (code) => update(() => refuse(entry.give(code)), code)),
-      el("p", {
-        class: "entry-message",
-        id: "entry-message",
-        role: "alert",
-        "data-refused": message ? "true" : null,
-        text: message,
-      }),
+      messageLine(message, movable && moveButton(entry, names, movable, update)),
+      filledNote(filled, names),
       el("p", {
         class: "entry-missing",
         id: "entry-missing",
@@ -147,19 +240,27 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
         start,
       ),
     );
-    if (focusCode) {
+    if (focusCode === "type-cards") byId("type-cards")?.focus({ preventScroll: true });
+    else if (focusCode) {
       root.querySelector(`[data-pick-card="${focusCode}"]`)?.focus({ preventScroll: true });
     }
     onDraw();
   };
+  let movable = null; // a card refused as given twice that may move to the hand being filled
   const refuse = (result) => {
     if (result.refused) message = refusalText(words, entry, names, result, lastCode);
+    if (result.refused === "entry.refused.twice" && entry.canMoveHere(lastCode)) {
+      movable = lastCode;
+    }
   };
   let lastCode = null;
+  let filled = null; // the last hand, filled by itself after the last change
   const update = (change, code = null) => {
     lastCode = code;
     message = "";
+    movable = null;
     change();
+    filled = entry.fillLastHand();
     draw(code);
   };
   draw();

@@ -6,12 +6,15 @@
 // never as markup (the page's Content-Security-Policy enforces it with Trusted Types).
 
 import { button, byId, el } from "./dom.js";
-import { decodeLog, logText, readFragment, writeFragment } from "./logcodec.js";
+import { EditorState } from "./editorstate.js";
+import { fragmentText, logText, readFragment, shareFragment } from "./logcodec.js";
 import { contextOf, renderRuling, setFolded } from "./ruling.js";
 import { firstIncident, problemLines } from "./rulingtext.js";
 import { Service, ServiceError } from "./service.js";
 import { closeStepper, toggleStepper } from "./stepper.js";
+import { unknownsReport } from "./table.js";
 import {
+  DATA,
   applyStaticWords,
   currentLang,
   onLangChange,
@@ -45,7 +48,7 @@ function showProblem(heading, lines) {
 }
 
 function placeHref(place) {
-  return writeFragment(logText(opened.log), place);
+  return shareFragment(opened.log, DATA.cards, place);
 }
 
 /** Unfold a deal, bring the trick (or the deal) into view and give it the focus. */
@@ -58,6 +61,54 @@ function openPlace(place, remember = true) {
   target.scrollIntoView({ block: "start" });
   target.focus({ preventScroll: true });
   if (remember) history.replaceState(null, "", new URL(placeHref(place), location.href).href);
+}
+
+/** The page as it opens on a log: the ruling's sentence first, in the first screen and
+ *  focused (a tap on it leads to the trick), the deal of the first incident unfolded. */
+function openAtRuling(place) {
+  const deal = ruling.querySelector(`#deal-${place.deal}`);
+  if (deal) setFolded(deal, false);
+  const summary = ruling.querySelector(".summary");
+  const sentence =
+    ruling.querySelector(
+      `[data-summary-deal="${place.deal - 1}"][data-summary-trick="${(place.trick ?? 0) - 1}"]`,
+    ) ?? ruling.querySelector(`[data-summary-deal="${place.deal - 1}"]`);
+  if (!summary || !sentence) {
+    openPlace(place, false);
+    return;
+  }
+  summary.scrollIntoView({ block: "start" });
+  sentence.focus({ preventScroll: true });
+}
+
+/**
+ * For each deal whose log marks cards as unknown (docs/api.md), the editor's report of what
+ * depends on them — asked of the referee case by case, as the editor asks — under the deal's
+ * note: the ruling says whether a renuncio stands whatever the cards were, or depends on them.
+ * `request`: the ruling's request, which a newer log or language makes stale.
+ */
+async function reportUnknowns(ctx, request) {
+  const marked = ctx.answer.deals
+    .map((_, index) => index)
+    .filter((index) => ctx.log.deals[index]?.unknown?.length > 0);
+  if (!marked.length) return;
+  ruling.dataset.unknowns = "pending";
+  for (const index of marked) {
+    const state = new EditorState(DATA, words, service);
+    try {
+      await state.open(ctx.log, { deal: index + 1 });
+      if (state.check === "pending") await state.checkUnknowns();
+    } catch (error) {
+      state.check = { error: problemLines(words, error).join(" — ") };
+    }
+    if (request !== opened.requests) return;
+    if (state.check && state.answer) {
+      ruling
+        .querySelector(`[data-unknown-note="${index}"]`)
+        ?.after(unknownsReport(state, `unknowns-${index + 1}`));
+    }
+  }
+  ruling.dataset.unknowns = "done";
 }
 
 function stepToggle(ctx) {
@@ -76,9 +127,13 @@ function render(answer, place) {
     ...renderRuling(ctx, { placeHref, onOpen: openPlace, stepToggle: stepToggle(ctx) }),
   );
   markRendered("ready");
+  reportUnknowns(ctx, opened.requests);
   ruling.dataset.lang = document.documentElement.lang;
-  const target = place && place.deal ? place : firstIncident(ctx);
-  if (target) openPlace(target, false);
+  if (place && place.deal) openPlace(place, false);
+  else {
+    const incident = firstIncident(ctx);
+    if (incident) openAtRuling(incident);
+  }
 }
 
 // --- asking the service ---------------------------------------------------------------------
@@ -116,7 +171,7 @@ function openText(text, { share = true, place = null } = {}) {
   }
   opened.log = log;
   if (share) {
-    history.replaceState(null, "", new URL(writeFragment(logText(log)), location.href).href);
+    history.replaceState(null, "", new URL(shareFragment(log, DATA.cards), location.href).href);
   }
   showShare();
   adjudicate(place);
@@ -133,7 +188,7 @@ function openFragment() {
   try {
     found = readFragment(location.hash);
     if (!found) return;
-    found.text = decodeLog(found.log);
+    found.text = fragmentText(found, DATA.cards);
   } catch (error) {
     showProblem(t("error.heading"), [t("error.fragment", { detail: error.message })]);
     return;

@@ -22,6 +22,8 @@ import {
   runningTotals,
   seatName,
   seatNames,
+  seatsHoldingUnknown,
+  tableDetails,
   totalsAfterTrick,
   totalsText,
   trumpText,
@@ -53,9 +55,18 @@ function renderSummary(ctx, placeHref, onOpen) {
   ctx.answer.deals.forEach((deal, index) => {
     const { violations, illegal } = incidents(ctx, index);
     if (!violations.length && !illegal) return;
-    const links = violations.map((v) =>
-      summaryLink(ctx, index, v.trick, verdictSentence(ctx, index, v), placeHref, onOpen),
-    );
+    const links = violations.map((v) => {
+      const link = summaryLink(
+        ctx,
+        index,
+        v.trick,
+        verdictSentence(ctx, index, v),
+        placeHref,
+        onOpen,
+      );
+      const doubt = doubtTag(ctx, index, v.seat);
+      return doubt ? el("span", {}, link, " ", doubt) : link;
+    });
     if (illegal) {
       links.push(summaryLink(ctx, index, null, illegalSentence(ctx, illegal), placeHref, onOpen));
     }
@@ -96,6 +107,17 @@ function renderSummary(ctx, placeHref, onOpen) {
   );
 }
 
+/** "(it depends on ana's unknown cards)", when the seat held a card the log marks as unknown:
+ *  the ruling never states as fact what rests on a card nobody knew. */
+function doubtTag(ctx, index, seat) {
+  if (!ctx.unknownSeats?.[index]?.has(seat)) return null;
+  return el("em", {
+    class: "doubt",
+    "data-doubt": seat,
+    text: `(${t("unknown.verdict_doubt", { name: seatName(ctx, seat) })})`,
+  });
+}
+
 function summaryLink(ctx, deal, trick, text, placeHref, onOpen) {
   const place = { deal: deal + 1, trick: trick === null ? null : trick + 1 };
   const link = el("a", {
@@ -115,12 +137,12 @@ function summaryLink(ctx, deal, trick, text, placeHref, onOpen) {
 // --- the match and what comes next -------------------------------------------------------------
 
 function renderHead(ctx) {
-  const { log, answer, ruleset } = ctx;
+  const { log, answer } = ctx;
   const options = optionsText(ctx);
   return el(
     "header",
     { class: "ruling-head" },
-    el("h2", {}, `${ruleset.title} `, el("code", { text: log.ruleset })),
+    el("h2", {}, `${t(`ruleset.${log.ruleset}`)} `, el("code", { text: log.ruleset })),
     el("p", {
       class: `status status-${answer.status}`,
       "data-status": answer.status,
@@ -133,6 +155,23 @@ function renderHead(ctx) {
       ctx.names.join(", "),
     ),
     el("p", { class: "options" }, el("strong", { text: `${t("ruling.options")}: ` }), options),
+    renderDetails(ctx),
+    // on paper the ruling is signed: a line for it (printed only)
+    el("p", { class: "signature", text: `${t("details.signature")}: ` }),
+  );
+}
+
+/** The table's details the log gives (event, round, table, date, referee), or nothing. */
+function renderDetails(ctx) {
+  const details = tableDetails(ctx.log);
+  if (!details.length) return null;
+  return el(
+    "dl",
+    { class: "details" },
+    ...details.flatMap(([name, text]) => [
+      el("dt", { text: t(`details.${name}`) }),
+      el("dd", { "data-detail": name, text }),
+    ]),
   );
 }
 
@@ -233,10 +272,18 @@ function renderDeal(ctx, deal, index, stepToggle) {
   fold.addEventListener("click", () =>
     setFolded(article, article.classList.contains("folded") ? false : true),
   );
+  const unknown = ctx.log.deals[index]?.unknown;
   const body = el(
     "div",
     { class: "deal-body", id: bodyId },
     el("div", { class: "deal-head" }, renderDealFacts(ctx, deal), stepToggle(deal, index)),
+    Array.isArray(unknown) && unknown.length
+      ? el("p", {
+          class: "doubt unknown-note",
+          "data-unknown-note": index,
+          text: counted("unknown.deal_note", unknown.length),
+        })
+      : null,
     el("section", { class: "stepper", hidden: true, "aria-label": t("step.heading") }),
     renderTricks(ctx, deal, index),
   );
@@ -373,7 +420,9 @@ function renderTrick(ctx, deal, index, trick, j, before, after) {
     );
   }
   item.append(...after);
-  for (const violation of violations) item.append(renderViolation(ctx, violation));
+  for (const violation of violations) {
+    item.append(renderViolation(ctx, violation, doubtTag(ctx, index, violation.seat)));
+  }
   item.append(scoreLine(ctx, deal, totalsAfterTrick(deal, j), "running"));
   return item;
 }
@@ -404,11 +453,18 @@ export function renuncioParts(found, deck, headClass, hidden = new Set()) {
   ];
 }
 
-function renderViolation(ctx, violation) {
+function renderViolation(ctx, violation, doubt = null) {
   const parts = renuncioParts(violation, ctx.deck, "violation-head");
+  if (doubt) parts[0].append(" ", doubt);
   parts[2].append(
     " ",
-    el("a", { href: DATA.rules[currentLang()].obligations, text: t("violation.rule") }),
+    el("a", {
+      href: DATA.rules[currentLang()].obligations,
+      class: "rule-link",
+      // on paper a link leads nowhere: the print writes out where the rule is
+      "data-url": new URL(DATA.rules[currentLang()].obligations, location.href).href,
+      text: t("violation.rule"),
+    }),
   );
   return el(
     "div",
@@ -424,7 +480,7 @@ function renderIllegal(ctx, illegal) {
   return el(
     "div",
     { class: "illegal", "data-illegal": illegal.code, role: "alert" },
-    el("p", {}, el("strong", { text: t("illegal.heading", { code: illegal.code }) })),
+    el("p", {}, el("strong", { text: t("illegal.heading") })),
     illegal.event === null
       ? null
       : el(
@@ -528,6 +584,7 @@ export function renderOutcome(ctx, deal) {
  * `onOpen(place)` opens it; `stepToggle(deal, index)` is the button that opens a deal's steps.
  */
 export function renderRuling(ctx, { placeHref, onOpen, stepToggle }) {
+  ctx.unknownSeats = ctx.answer.deals.map((_, index) => seatsHoldingUnknown(ctx, index));
   const parts = [renderHead(ctx), renderSummary(ctx, placeHref, onOpen), renderMatch(ctx)];
   if (ctx.answer.next) parts.push(renderNext(ctx));
   ctx.answer.deals.forEach((deal, index) => parts.push(renderDeal(ctx, deal, index, stepToggle)));

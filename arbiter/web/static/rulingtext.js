@@ -190,12 +190,54 @@ export function renuncioHeading(words, obligation) {
 /** The log's options as the ruling's head says them, or that there are none. */
 export function optionsText(ctx) {
   const { options } = ctx.log;
+  const { t } = ctx.words;
   if (!options || typeof options !== "object" || !Object.keys(options).length) {
-    return ctx.words.t("ruling.no_options");
+    return t("ruling.no_options");
   }
   return Object.entries(options)
-    .map(([name, value]) => `${name}: ${JSON.stringify(value)}`)
+    .map(([name, value]) => `${t(`option.${name}`)}: ${optionValueText(ctx.words, name, value)}`)
     .join(", ");
+}
+
+/** An option's value in words: yes or no, a choice's words (`value.<option>.<value>`), a pair
+ *  of ranks, a number — never the code a log writes. */
+export function optionValueText(words, name, value) {
+  if (typeof value === "boolean") return words.t(`table.${value}`);
+  if (Array.isArray(value)) return value.join(" + ");
+  if (typeof value === "string") return words.t(`value.${name}.${value}`);
+  return String(value);
+}
+
+/** The table's details a log may carry (docs/api.md): their names, in the order shown. */
+export const DETAILS = ["event", "round", "table", "date", "referee"];
+/** At most this many characters of each detail are shown. */
+export const DETAIL_LIMIT = 80;
+
+/** The log's table details as [name, text] pairs: strings only, bounded, empty ones left out. */
+export function tableDetails(log) {
+  const given = log && typeof log.details === "object" && log.details ? log.details : {};
+  return DETAILS.filter((name) => typeof given[name] === "string" && given[name].trim()).map(
+    (name) => [name, given[name].trim().slice(0, DETAIL_LIMIT)],
+  );
+}
+
+/**
+ * The seats of deal `index` that held a card the log marks as unknown (its `unknown`,
+ * docs/api.md): dealt it in their hand, or drew it from the stock. Their renuncios may depend
+ * on what those cards were.
+ */
+export function seatsHoldingUnknown(ctx, index) {
+  const deal = ctx.log.deals?.[index];
+  const list = (value) => (Array.isArray(value) ? value : []);
+  const marked = new Set(list(deal?.unknown).map((code) => ctx.deck.canon(code)));
+  const seats = new Set();
+  if (!marked.size) return seats;
+  list(deal.hands).forEach((hand, seat) => {
+    if (list(hand).some((code) => marked.has(ctx.deck.canon(code)))) seats.add(seat);
+  });
+  const draws = (ctx.answer.deals[index]?.tricks ?? []).flatMap((trick) => list(trick.draws));
+  for (const draw of draws) if (marked.has(draw.card)) seats.add(draw.seat);
+  return seats;
 }
 
 /** The match's target (the option the ruleset counts to), as the log sets it or by default. */
@@ -287,7 +329,7 @@ export function findingSentence(ctx, seat, finding, candidates, shown) {
     cases: finding.cases,
     total: seat.cases,
   };
-  if (finding.cases === seat.cases) return t("unknown.stands", fields);
+  if (finding.cases === seat.cases) return ctx.words.counted("unknown.stands", seat.cases, fields);
   if (finding.trigger && finding.trigger.length) {
     const cards = cardsPhrase(ctx, finding.trigger, candidates);
     const condition = t(seat.unknown === 1 ? "unknown.if_card" : "unknown.if_held", {

@@ -6,11 +6,11 @@
 
 import { cardButton, cardElement } from "./cards.js";
 import { button, el } from "./dom.js";
-import { logText, writeFragment } from "./logcodec.js";
+import { shareFragment } from "./logcodec.js";
 import { scoreLine } from "./ruling.js";
 import { actionLabel, describeEvent, logEvents, seatName } from "./rulingtext.js";
 import { verdictElement, verdictError } from "./verdict.js";
-import { currentLang, t } from "./words.js";
+import { DATA, currentLang, t } from "./words.js";
 
 /** The log up to event `count` of deal `index`: what the table knew at that step. */
 export function logUpTo(log, index, count) {
@@ -267,7 +267,7 @@ export class Stepper {
       control.dataset.whatifCard = control.dataset.card;
     }
     const place = { deal: this.index + 1, event: this.position };
-    const href = `enter?lang=${currentLang()}${writeFragment(logText(this.ctx.log), place)}`;
+    const href = `enter?lang=${currentLang()}${shareFragment(this.ctx.log, DATA.cards, place)}`;
     panel.append(
       el("p", { class: "hint", text: t("whatif.hint") }),
       moves,

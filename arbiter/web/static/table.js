@@ -7,7 +7,8 @@
 
 import { cardButton, cardElement, unknownCard } from "./cards.js";
 import { button, el } from "./dom.js";
-import { logText, writeFragment } from "./logcodec.js";
+import { shareFragment } from "./logcodec.js";
+import { packPicker } from "./picker.js";
 import { contextOf, renderOutcome, scoreLine } from "./ruling.js";
 import {
   actionLabel,
@@ -71,6 +72,42 @@ function trickNow(state, ctx) {
   );
 }
 
+/** Every declaration a seat could make, allowed now or not: a cante in each suit, a tute of
+ *  kings or of horses, and (with a turned card) the exchange of the seven. */
+function everyDeclaration(ctx, seat) {
+  const moves = ctx.deck.suits().map((suit) => ({ type: "sing", seat, suit }));
+  moves.push({ type: "tute", seat, of: "kings" }, { type: "tute", seat, of: "horses" });
+  if (ctx.ruleset.trump_from === "stock") moves.push({ type: "exchange", seat });
+  return moves;
+}
+
+/** At a table a player may declare what the rules do not allow, and that is often the
+ *  dispute: any declaration can be entered as it was made, and the referee rules it (refused
+ *  with the reason, as a card out of turn is, or allowed and played). */
+function anyDeclaration(ctx, seat, handlers) {
+  return el(
+    "details",
+    { class: "any-declaration", "data-seat": seat },
+    el("summary", { text: t("play.any_declaration") }),
+    el(
+      "div",
+      { role: "group", "aria-label": t("play.any_declaration") },
+      ...everyDeclaration(ctx, seat).map((m) =>
+        button(
+          {
+            class: "secondary",
+            "data-irregular": m.type,
+            "data-suit": m.suit ?? null,
+            "data-of": m.of ?? null,
+          },
+          actionLabel(ctx, m),
+          () => handlers.onMove(m),
+        ),
+      ),
+    ),
+  );
+}
+
 function seatPanel(state, ctx, seat, hand, handlers) {
   const acting = state.view.turn === seat;
   const name = seatName(ctx, seat);
@@ -115,6 +152,7 @@ function seatPanel(state, ctx, seat, hand, handlers) {
       ),
     );
   }
+  panel.append(anyDeclaration(ctx, seat, handlers));
   return panel;
 }
 
@@ -198,7 +236,10 @@ function rulingSoFar(state, ctx, lang) {
   const box = el(
     "section",
     { class: "so-far", "aria-labelledby": "so-far-heading" },
-    el("h3", { id: "so-far-heading", text: t("play.so_far") }),
+    el("h3", {
+      id: "so-far-heading",
+      text: t(state.view.over ? "play.so_far_done" : "play.so_far"),
+    }),
     scoreLine(ctx, deal, state.view.totals, "play-score"),
   );
   if (deal.violations.length) {
@@ -214,8 +255,9 @@ function rulingSoFar(state, ctx, lang) {
               text: `${renuncioHeading(words, v.obligation)} · ${trickHeading(v.trick)}`,
             }),
             " ",
-            v.message,
-            // found with the unknown cards filled in one way: whether it stands is for the check
+            // found with the unknown cards filled in one way: the referee's sentence may name a
+            // card only the filling put there, so the check says whether it stands, not this
+            uncertain.has(v.seat) ? null : v.message,
             uncertain.has(v.seat)
               ? el("em", {
                   class: "uncertain",
@@ -228,7 +270,7 @@ function rulingSoFar(state, ctx, lang) {
     );
   } else box.append(el("p", { text: t("ruling.no_renuncio") }));
   if (deal.outcome) box.append(renderOutcome(ctx, deal));
-  const href = `./?lang=${lang}${writeFragment(logText(state.log()))}`;
+  const href = `./?lang=${lang}${shareFragment(state.log(), state.data.cards)}`;
   box.append(
     el("p", {}, el("a", { href, id: "open-ruling", class: "button", text: t("play.open_ruling") })),
   );
@@ -273,18 +315,18 @@ function exported(state) {
 }
 
 /** What depends on the unknown cards: the check's sentences (or that it is being asked). */
-export function unknownsReport(state) {
+export function unknownsReport(state, id = "unknowns") {
   const { check } = state;
   const ctx = contextOf(state.log(), state.answer);
   const box = el(
     "section",
     {
       class: "unknowns",
-      id: "unknowns",
-      "aria-labelledby": "unknowns-heading",
+      id,
+      "aria-labelledby": `${id}-heading`,
       "aria-live": "polite",
     },
-    el("h3", { id: "unknowns-heading", text: t("unknown.heading") }),
+    el("h3", { id: `${id}-heading`, text: t("unknown.heading") }),
   );
   if (check === "pending") {
     box.append(el("p", { class: "loading", text: t("unknown.checking") }));
@@ -296,7 +338,7 @@ export function unknownsReport(state) {
   }
   const lines = el("ul", { class: "dependency" });
   const line = (text, attrs = {}) => lines.append(el("li", { ...attrs, text }));
-  line(t("unknown.played", { count: check.candidates.length }));
+  line(counted("unknown.played", check.candidates.length));
   const shown = new Set(state.deal.violations.map((v) => v.event));
   for (const seat of check.seats) {
     const name = seatName(ctx, seat.seat);
@@ -307,7 +349,10 @@ export function unknownsReport(state) {
         "data-dependency": "unchecked",
       });
     } else if (!seat.findings.length) {
-      line(t("unknown.none", { name, total: seat.cases }), { ...at, "data-dependency": "none" });
+      line(counted("unknown.none", seat.cases, { name, total: seat.cases }), {
+        ...at,
+        "data-dependency": "none",
+      });
     }
     for (const finding of seat.findings ?? []) {
       line(findingSentence(ctx, seat, finding, check.candidates, shown.has(finding.event)), {
@@ -324,15 +369,8 @@ export function unknownsReport(state) {
 
 /** A prompt with a picker of the cards nobody has placed: "Which card did bea draw?" */
 export function candidatePrompt(entry, question, onPick, extra = null) {
-  const grid = el(
-    "div",
-    { class: "picker", role: "group", "aria-label": question },
-    ...entry.candidates().map((code) => {
-      const control = cardButton(code, entry.deck, () => onPick(code));
-      control.dataset.pickCard = code;
-      return control;
-    }),
-  );
+  const card = (code) => cardButton(code, entry.deck, () => onPick(code));
+  const grid = packPicker(entry.deck, entry.candidates(), card, question);
   return el(
     "section",
     { class: "prompt", role: "group", "aria-labelledby": "prompt-question" },
@@ -342,7 +380,56 @@ export function candidatePrompt(entry, question, onPick, extra = null) {
   );
 }
 
-function verdictBox(state, ctx) {
+/** What the check of the unknown cards says of the renuncio just played by a seat holding
+ *  unknown cards: {seat, finding} (finding null: not found in every case), or null while it is
+ *  not known (the check pending, or none). */
+function doubtOf(state) {
+  const { check } = state;
+  if (!check || check === "pending" || check.error) return null;
+  const seat = check.seats.find((s) => s.seat === state.verdictDoubt && s.checked);
+  if (!seat) return null;
+  const event = state.line.cursor - 1;
+  return { seat, finding: seat.findings.find((f) => f.event === event) ?? null };
+}
+
+const doubtWords = (name) => t("unknown.verdict_doubt", { name });
+
+/** A renuncio found with one filling of the unknown cards, not in every case: said as a doubt
+ *  (the referee's message and correct cards may name a card only the filling put there). */
+function doubtfulRenuncio(state, ctx) {
+  const doubt = doubtOf(state);
+  const name = seatName(ctx, state.verdictDoubt);
+  const said =
+    doubt && doubt.finding
+      ? findingSentence(ctx, doubt.seat, doubt.finding, state.check.candidates, true)
+      : t(doubt ? "unknown.verdict_none" : "unknown.verdict_checking", { name });
+  return el(
+    "div",
+    { class: "verdict verdict-doubt", "data-verdict": "renuncio", "data-doubt": "true" },
+    el(
+      "p",
+      { class: "verdict-head" },
+      el("strong", {
+        text: `${renuncioHeading(words, state.verdict.obligation)} — ${doubtWords(name)}`,
+      }),
+    ),
+    el("p", { class: "message", text: said }),
+  );
+}
+
+/** What is said under a verdict on a move of a seat holding unknown cards: that the renuncio
+ *  stands whatever they are, or that the verdict is for one way of filling them in. */
+function doubtNote(state, ctx, stands) {
+  if (stands) {
+    const { seat, finding } = stands;
+    return findingSentence(ctx, seat, finding, state.check.candidates, true);
+  }
+  return t("unknown.verdict_note", { name: seatName(ctx, state.verdictDoubt) });
+}
+
+/** The verdict on the last move, in a live region (redrawn when the check of the unknown
+ *  cards answers). */
+export function verdictBox(state, ctx = contextOf(state.log(), state.answer)) {
   const box = el("div", {
     class: "verdict-box",
     id: "verdict",
@@ -350,17 +437,21 @@ function verdictBox(state, ctx) {
     "aria-live": "polite",
     "aria-atomic": "true",
   });
-  if (state.verdict) {
+  if (!state.verdict) return box;
+  if (state.verdictDoubt === null) {
     box.append(verdictElement(state.verdict, ctx.deck, state.fillers()));
-    if (state.verdictDoubt !== null) {
-      box.append(
-        el("p", {
-          class: "hint",
-          text: t("unknown.verdict_note", { name: seatName(ctx, state.verdictDoubt) }),
-        }),
-      );
-    }
+    return box;
   }
+  const doubt = doubtOf(state);
+  const stands = doubt?.finding?.cases === doubt?.seat.cases ? doubt : null;
+  if (state.verdict.verdict === "renuncio" && !stands) {
+    box.append(doubtfulRenuncio(state, ctx));
+    return box;
+  }
+  box.append(
+    verdictElement(state.verdict, ctx.deck, state.fillers()),
+    el("p", { class: "hint", text: doubtNote(state, ctx, stands) }),
+  );
   return box;
 }
 
@@ -395,6 +486,13 @@ export function renderTable(state, prompt, handlers) {
         class: "deal-over",
         text: answer.status === "invalid" ? answer.illegal.message : t("play.over"),
       }),
+      state.canDealAgain()
+        ? el(
+            "p",
+            {},
+            button({ "data-action": "next-deal" }, t("play.next_deal"), handlers.onNextDeal),
+          )
+        : null,
     );
   } else {
     root.append(

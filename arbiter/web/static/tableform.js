@@ -3,7 +3,8 @@
 // come from the server's ruleset data (GET /v1/rulesets, in the page's data).
 
 import { el } from "./dom.js";
-import { DATA, t } from "./words.js";
+import { DETAILS, DETAIL_LIMIT, optionValueText } from "./rulingtext.js";
+import { DATA, t, words } from "./words.js";
 
 function optionControl(name, spec, value) {
   const id = `option-${name}`;
@@ -11,14 +12,8 @@ function optionControl(name, spec, value) {
     "label",
     { for: id },
     el("span", { class: "option-name", text: t(`option.${name}`) }),
-    " ",
-    el("code", { text: name }),
   );
-  const shownDefault = Array.isArray(spec.default)
-    ? spec.default.join(", ")
-    : spec.type === "boolean"
-      ? t(`table.${spec.default}`)
-      : String(spec.default);
+  const shownDefault = optionValueText(words, name, spec.default);
   const hint = el("span", {
     class: "hint",
     id: `${id}-default`,
@@ -54,7 +49,11 @@ function optionControl(name, spec, value) {
       "select",
       { id, "aria-describedby": `${id}-default` },
       ...spec.allowed.map((v) =>
-        el("option", { value: String(v), selected: v === value, text: String(v) }),
+        el("option", {
+          value: String(v),
+          selected: v === value,
+          text: optionValueText(words, name, v),
+        }),
       ),
     );
   } else {
@@ -70,6 +69,29 @@ function optionControl(name, spec, value) {
   return el("div", { class: "option", "data-option": name }, label, control, hint);
 }
 
+/** The table's details (all optional, bounded): event, round, table, date, referee. */
+function detailsFields(details) {
+  return el(
+    "details",
+    { class: "details-fields", open: DETAILS.some((name) => details[name]) },
+    el("summary", { text: t("details.heading") }),
+    ...DETAILS.map((name) =>
+      el(
+        "div",
+        { class: "field" },
+        el("label", { for: `detail-${name}`, text: t(`details.${name}`) }),
+        el("input", {
+          id: `detail-${name}`,
+          type: name === "date" ? "date" : "text",
+          maxlength: DETAIL_LIMIT,
+          autocomplete: "off",
+          value: details[name] ?? "",
+        }),
+      ),
+    ),
+  );
+}
+
 function readOption(form, name, spec) {
   const id = `option-${name}`;
   if (spec.type === "array") {
@@ -82,15 +104,20 @@ function readOption(form, name, spec) {
 
 /**
  * The table form. `choice` holds what was chosen so far ({ruleset, count, names, notation,
- * options, dealer, mode}); `onDone(choice)` gets the completed choice.
+ * options, dealer, mode}); `onDone(choice)` gets the completed choice; `onInput(choice)` what is
+ * chosen so far, after every change (the editor keeps it).
  */
-export function renderTableForm(choice, onDone) {
+export function renderTableForm(choice, onDone, onInput = () => {}) {
   const ruleset = DATA.rulesets[choice.ruleset];
   const counts = ruleset.players;
   const count = counts.includes(choice.count) ? choice.count : counts[0];
   const names = Array.from({ length: count }, (_, seat) => choice.names[seat] ?? "");
   const form = el("form", { class: "table-form", id: "table-form", novalidate: true });
-  const rerender = (patch) => form.replaceWith(renderTableForm({ ...read(), ...patch }, onDone));
+  const rerender = (patch) => {
+    const next = { ...read(), ...patch };
+    form.replaceWith(renderTableForm(next, onDone, onInput));
+    onInput(next);
+  };
   const read = () => ({
     ruleset: form.querySelector("#ruleset").value,
     count: Number(form.querySelector("#players-count")?.value ?? count),
@@ -98,6 +125,9 @@ export function renderTableForm(choice, onDone) {
     notation: form.querySelector("#notation").value,
     dealer: Number(form.querySelector("#dealer").value),
     mode: form.querySelector("input[name=mode]:checked").value,
+    details: Object.fromEntries(
+      DETAILS.map((name) => [name, form.querySelector(`#detail-${name}`).value.trim()]),
+    ),
     options: Object.fromEntries(
       Object.entries(ruleset.options).map(([name, spec]) => [name, readOption(form, name, spec)]),
     ),
@@ -245,6 +275,8 @@ export function renderTableForm(choice, onDone) {
     ),
   );
 
+  form.append(detailsFields(choice.details ?? {}));
+
   const problem = el("p", { class: "form-problem", role: "alert" });
   form.append(
     problem,
@@ -254,6 +286,7 @@ export function renderTableForm(choice, onDone) {
       el("button", { type: "submit", id: "to-cards", text: t("table.next") }),
     ),
   );
+  form.addEventListener("input", () => onInput(read()));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const done = read();

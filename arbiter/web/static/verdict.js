@@ -10,16 +10,16 @@ import { t, words } from "./words.js";
 /** The verdict as a box; `hidden`: cards to show face down (the editor's unknown cards). */
 export function verdictElement(answer, deck, hidden = new Set()) {
   const kind = answer.verdict;
-  const box = el("div", { class: `verdict verdict-${kind}`, "data-verdict": kind });
+  const box = el("div", {
+    class: `verdict verdict-${kind}`,
+    "data-verdict": kind,
+    "data-code": answer.code ?? null, // the refusal's code, for programs; the words say it
+  });
   if (kind === "renuncio") {
     box.append(...renuncioParts(answer, deck, "verdict-head", hidden));
   } else if (kind === "illegal") {
     box.append(
-      el(
-        "p",
-        { class: "verdict-head" },
-        el("strong", { text: t("verdict.refused", { code: answer.code }) }),
-      ),
+      el("p", { class: "verdict-head" }, el("strong", { text: t("verdict.refused") })),
       el("p", { class: "message", text: answer.message }),
     );
   } else {

@@ -56,12 +56,19 @@ function setLang(next) {
   applyStaticWords();
   const url = new URL(location.href);
   url.searchParams.set("lang", next);
-  history.replaceState(null, "", url.href);
+  history.replaceState(history.state, "", url.href); // what the page kept there stays
   for (const listener of listeners) listener(next);
 }
 
-/** The header's ES / EN links switch the language in place (the log stays open). */
+/** The header's ES / EN links switch the language in place (the log stays open); the skip link
+ *  moves the focus past the header without touching the address (which holds the log). */
 export function wireLanguageLinks() {
+  for (const skip of document.querySelectorAll(".skip-link")) {
+    skip.addEventListener("click", (event) => {
+      event.preventDefault();
+      document.getElementById("main").focus();
+    });
+  }
   for (const link of document.querySelectorAll("[data-lang-switch]")) {
     link.addEventListener("click", (event) => {
       event.preventDefault();
