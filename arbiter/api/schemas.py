@@ -9,6 +9,7 @@ these schemas. The closed sets (reasons, codes, obligations...) are the engine's
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
@@ -19,6 +20,7 @@ from arbiter.engine.match import Status
 from arbiter.engine.moves import EVENT_TYPES, TUTE_OF
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.position import Ruling
+from arbiter.engine.records import DecisiveKind
 from arbiter.engine.rulesets import (
     MATCH_COUNTERS,
     OPTION_SPECS,
@@ -29,7 +31,17 @@ from arbiter.engine.rulesets import (
 )
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
-from arbiter.engine.view_fields import VIEW_FIELDS, ViewField
+from arbiter.engine.view_fields import (
+    CANTE,
+    DECISIVE,
+    EXCHANGE,
+    RENUNCIO,
+    SCORE_LINE,
+    TRICK,
+    VIEW_FIELDS,
+    RecordTable,
+    ViewField,
+)
 
 # The contract's closed sets are the engine's enums, never restated.
 REASONS = tuple(r.value for r in Reason)
@@ -230,45 +242,58 @@ class SeatCardSchema(Schema):
     card = fields.String(required=True)
 
 
-class TrickSchema(Schema):
-    leader = fields.Integer(required=True)
-    plays = fields.List(fields.Nested(SeatCardSchema), required=True)
-    winner = fields.Integer(required=True, allow_none=True, metadata=_doc("null while in play"))
-    points = fields.Integer(required=True, allow_none=True)
-    draws = fields.List(fields.Nested(SeatCardSchema), required=True)
+#: The enums a record's field may hold, by the name its table gives their type.
+_ENUMS: dict[str, type[StrEnum]] = {"Obligation": Obligation, "DecisiveKind": DecisiveKind}
 
 
-class CanteSchema(Schema):
-    seat = fields.Integer(required=True)
-    suit = fields.String(required=True)
-    points = fields.Integer(required=True)
-    trick = fields.Integer(required=True)
+def _record_field(field: ViewField) -> fields.Field[Any]:
+    """The schema of a field written one to one, by its codec (a record's or the view's)."""
+    doc = _doc(field.doc)
+    codec = field.codec
+    if codec == "ints":
+        return fields.List(fields.Integer(), required=True, metadata=doc)
+    if codec in ("suits", "cards"):
+        return fields.List(fields.String(), required=True, metadata=doc)
+    if codec == "plays":
+        return fields.List(fields.Nested(SeatCardSchema), required=True, metadata=doc)
+    if codec == "enum":
+        values = tuple(m.value for m in _ENUMS[field.type])
+        return fields.String(required=True, validate=validate.OneOf(values), metadata=doc)
+    if codec in ("suit?", "card?", "suit", "card"):
+        nullable = codec.endswith("?")
+        return fields.String(required=True, allow_none=nullable, metadata=doc)
+    nullable = codec == "seat?" or field.nullable or field.type.endswith("| None")
+    kind = fields.Boolean if field.type == "bool" else fields.Integer
+    return kind(required=True, allow_none=nullable, metadata=doc)
 
 
-class ExchangeSchema(Schema):
-    seat = fields.Integer(required=True)
-    gave = fields.String(required=True)
-    took = fields.String(required=True)
+def _record_schema(record: RecordTable) -> type[Schema]:
+    """The schema of a record of arbiter/engine/view_fields.py, its fields in the JSON's order."""
+    by_name = {f.name: f for f in record.fields}
+    order = record.json_order or tuple(by_name)
+    made = {by_name[n].json: _record_field(by_name[n]) for n in order if by_name[n].json}
+    return Schema.from_dict(made, name=record.schema)  # type: ignore[arg-type]
+
+
+TrickSchema = _record_schema(TRICK)
+CanteSchema = _record_schema(CANTE)
+ExchangeSchema = _record_schema(EXCHANGE)
+PositionRenuncioSchema = _record_schema(RENUNCIO)
+DecidedSchema = _record_schema(DECISIVE)
+ScoreSchema = _record_schema(SCORE_LINE)
 
 
 class ViolationSchema(Schema):
-    event = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
-    card = fields.String(required=True)
+    """A renuncio in a deal's body: its fields of the table, with its kind and its message."""
+
+    event = PositionRenuncioSchema._declared_fields["event"]
+    seat = PositionRenuncioSchema._declared_fields["seat"]
+    card = PositionRenuncioSchema._declared_fields["card"]
     kind = fields.String(required=True, validate=validate.OneOf(("renuncio",)))
-    obligation = fields.String(required=True, validate=validate.OneOf(OBLIGATIONS))
-    correct = fields.List(fields.String(), required=True)
-    trick = fields.Integer(required=True)
+    obligation = PositionRenuncioSchema._declared_fields["obligation"]
+    correct = PositionRenuncioSchema._declared_fields["correct"]
+    trick = PositionRenuncioSchema._declared_fields["trick"]
     message = fields.String(required=True)
-
-
-class ScoreSchema(Schema):
-    seat = fields.Integer(required=True)
-    tricks = fields.Integer(required=True)
-    card_points = fields.Integer(required=True)
-    cantes = fields.Integer(required=True)
-    last_trick = fields.Integer(required=True)
-    total = fields.Integer(required=True)
 
 
 class SideSchema(Schema):
@@ -350,7 +375,7 @@ class OpenCanteSchema(Schema):
     cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
 
 
-class StepCanteSchema(CanteSchema):
+class StepCanteSchema(CanteSchema):  # type: ignore[misc,valid-type]
     cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
     made_trump = fields.Boolean(
         required=True, metadata=_doc("The deal's first call, which made trump (calls only).")
@@ -359,12 +384,6 @@ class StepCanteSchema(CanteSchema):
 
 class DeclarationSchema(MoveSchema):
     cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
-
-
-class DecidedSchema(Schema):
-    kind = fields.String(required=True, validate=validate.OneOf(("renuncio", "tute")))
-    seat = fields.Integer(required=True)
-    event = fields.Integer(required=True)
 
 
 class OutcomeFactsSchema(OutcomeSchema):
@@ -377,23 +396,9 @@ class StepSideSchema(SideSchema):
     captured = fields.List(fields.String(), required=True, allow_none=True)
 
 
-def _view_field(field: ViewField) -> fields.Field[Any]:
-    """The schema of a field of the position view written one to one, by its codec."""
-    doc = _doc(field.doc)
-    if field.codec == "ints":
-        return fields.List(fields.Integer(), required=True, metadata=doc)
-    if field.codec == "suits":
-        return fields.List(fields.String(), required=True, metadata=doc)
-    if field.codec in ("suit?", "card?"):
-        return fields.String(required=True, allow_none=True, metadata=doc)
-    nullable = field.codec == "seat?" or field.type.endswith("| None")
-    kind = fields.Boolean if field.type == "bool" else fields.Integer
-    return kind(required=True, allow_none=nullable, metadata=doc)
-
-
 #: The fields of a step written one to one, from the view's field table.
 _StepFields = Schema.from_dict(
-    {f.json: _view_field(f) for f in VIEW_FIELDS if f.json is not None}, name="StepFields"
+    {f.json: _record_field(f) for f in VIEW_FIELDS if f.json is not None}, name="StepFields"
 )
 
 
@@ -443,14 +448,6 @@ class StepSchema(_StepFields):  # type: ignore[misc,valid-type]
         fields.String(),
         metadata=_doc("tute-2p only: stock cards everyone knows (the turned card)."),
     )
-
-
-class PositionRenuncioSchema(ViolationSchema):
-    class Meta:
-        exclude = ("kind", "message")
-
-    led = fields.String(required=True, allow_none=True)
-    winning = fields.String(required=True, allow_none=True)
 
 
 class PositionSchema(StepSchema):
