@@ -38,6 +38,7 @@ from arbiter.engine.state import (
     cante_points,
     declaration_cards,
 )
+from arbiter.engine.view_fields import VIEW_FIELDS
 from arbiter.i18n import Lang, Phrases
 
 
@@ -521,11 +522,11 @@ def read_position_json(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position
     return position
 
 
-#: The fields of a position that follow from its facts: given, they must agree.
+#: The fields of a position that follow from its facts: given, they must agree. Those written
+#: one to one are the view's fields that are no fact (``VIEW_FIELDS``).
 _FOLLOWS: Final = (
-    "mano", "event", "turn", "trick", "tricks_won", "card_points", "open_cantes", "totals",
-    "legal_moves", "over", "strict", "last_winner", "cante_points", "sung", "cantes_this_lead",
-    "calls", "declarations", "captured", "outcome", "match_over", "sides", "stock_known",
+    "mano", "trick", "open_cantes", "legal_moves", "declarations", "captured", "outcome", "sides",
+    "stock_known", *(f.json for f in VIEW_FIELDS if f.json is not None and not f.fact),
 )  # fmt: skip
 
 

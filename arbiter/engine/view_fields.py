@@ -33,6 +33,9 @@ class ViewField(NamedTuple):
     nullable: bool = False
     #: where a JSON-only record (a score line) takes the value from; ``r.<name>`` otherwise
     source: str | None = None
+    #: a fact a position given as JSON states (read by :mod:`arbiter.engine.given`), rather
+    #: than one that follows from the others and is checked against them
+    fact: bool = False
 
 
 #: A field of any record (the position view's are :class:`ViewField`\ s too).
@@ -83,8 +86,10 @@ VIEW_FIELDS: Final[tuple[ViewField, ...]] = (
     ViewField("deal", "int", None, "-", "The deal's index in the match."),
     ViewField("dealer", "int", None, "-", "The dealer's seat."),
     ViewField("mano", "int", None, "-", "The seat that led the deal's first trick."),
-    ViewField("trump", "int", "trump", "suit?", "The trump suit; null while there is none."),
-    ViewField("turned", "Card", "turned", "card?", "The card that shows trump, if any."),
+    ViewField("trump", "int", "trump", "suit?", "The trump suit; null while there is none.",
+              fact=True),
+    ViewField("turned", "Card", "turned", "card?", "The card that shows trump, if any.",
+              fact=True),
     ViewField("hands", "tuple[Mask, ...]", None, "-", "Each seat's hand."),
     ViewField("stock_left", "int", None, "-", "Cards left in the stock."),
     ViewField("stock_known", "tuple[Card, ...]", None, "-",
