@@ -36,7 +36,10 @@ _CLASS_DOC = '''    """A point of a deal as the table sees it (every hand shown,
 def position_view() -> str:
     """The ``PositionView`` class."""
     slots = "".join(f'        "{name}",\n' for name in sorted(f.name for f in VIEW_FIELDS))
-    params = "".join(f"        {f.name}: {f.type},\n" for f in VIEW_FIELDS)
+    params = "".join(
+        f"        {f.name}: {f.type}{'' if f.default is None else ' = ' + f.default},\n"
+        for f in VIEW_FIELDS
+    )
     sets = "".join(f"        #: {f.doc}\n        self.{f.name} = {f.name}\n" for f in VIEW_FIELDS)
     compared = "".join(f"            {f.compared or 'self.' + f.name},\n" for f in VIEW_FIELDS)
     return (

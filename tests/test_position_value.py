@@ -428,6 +428,21 @@ def test_the_view_record_is_what_its_field_table_makes() -> None:
     assert keys <= set(view_dict(position.view(), position.header))
 
 
+def test_the_view_names_every_field_of_the_table() -> None:
+    """:meth:`Position.view` gives every field of the table its value: a field with a default
+    (for the view a given position makes) cannot be left out of it unseen."""
+    from pathlib import Path
+
+    from arbiter.engine import position as module
+    from arbiter.engine.view_fields import VIEW_FIELDS
+
+    source = (Path(module.__file__).parent / "position.py").read_text(encoding="utf-8")
+    made = source.split("def view(self)", 1)[1].split("return PositionView(", 1)[1]
+    made = made.split("\n        )\n", 1)[0]
+    named = {line.strip().split("=", 1)[0] for line in made.splitlines() if "=" in line}
+    assert named == {f.name for f in VIEW_FIELDS}
+
+
 def test_each_answer_record_is_what_its_field_table_makes() -> None:
     """Each record of ``RECORDS`` (a trick, a cante, an exchange, a renuncio, what decided a
     deal, a score line): its class holds the table's fields in order, and its schema and the

@@ -6,7 +6,9 @@ fields of its marshmallow schema (``StepSchema``, so the OpenAPI document) all c
 :data:`VIEW_FIELDS`. The class and the JSON writer are written out as source by
 ``python -m devtools.records`` (mypyc compiles static source: tests/test_position_value.py checks
 that what is written is what the table makes); the schema reads the table when it is imported.
-Adding a field is a line here, its value in :meth:`Position.view`, and its words in docs/api.md.
+Adding a field is a line here, its value in :meth:`Position.view`, and its words in docs/api.md
+(and a ``default`` when :meth:`Position.from_view` does not read it, so that the view a given
+position makes, :mod:`arbiter.engine.given`, need not name it).
 
 A field's ``json`` is its key in the JSON, or None when the JSON writes it as part of something
 else (the trick on the table, the moves, the history...) or not at all. Its ``codec`` says how
@@ -36,6 +38,10 @@ class ViewField(NamedTuple):
     #: a fact a position given as JSON states (read by :mod:`arbiter.engine.given`), rather
     #: than one that follows from the others and is checked against them
     fact: bool = False
+    #: the view's value when none is given: for the fields that
+    #: :meth:`~arbiter.engine.position.Position.from_view` does not read (worked out again by
+    #: its own view), so that the view a given position makes need not name them
+    default: str | None = None
 
 
 #: A field of any record (the position view's are :class:`ViewField`\ s too).
@@ -104,20 +110,24 @@ VIEW_FIELDS: Final[tuple[ViewField, ...]] = (
     ViewField("cante_points", "tuple[int, ...]", "cante_points", "ints",
               "Points of each seat's cantes or calls."),
     ViewField("totals", "tuple[int, ...]", "totals", "ints",
-              "Each seat's deal total so far (with the last trick's ten once it is won)."),
+              "Each seat's deal total so far (with the last trick's ten once it is won).",
+              default="()"),
     ViewField("cantes", "tuple[Cante, ...]", None, "-", "The cantes or calls made."),
     ViewField("open_cantes", "tuple[tuple[int, int], ...]", None, "-",
-              "(seat, suit) of the cantes held and not sung (declared-cante rulesets)."),
+              "(seat, suit) of the cantes held and not sung (declared-cante rulesets).",
+              default="()"),
     ViewField("sung", "int", "sung", "suits", "The suits sung so far."),
     ViewField("strict", "bool", "strict", "value",
               "Whether the obligations apply (false while a stock lasts)."),
     ViewField("turn", "int | None", "turn", "value", "The seat to act; null once over."),
-    ViewField("correct", "Mask", None, "-", "The plays of the seat to act that are no renuncio."),
+    ViewField("correct", "Mask", None, "-", "The plays of the seat to act that are no renuncio.",
+              default="0"),
     ViewField("declarations", "tuple[Move, ...]", None, "-",
-              "The declarations open to the seat to act."),
+              "The declarations open to the seat to act.", default="()"),
     ViewField("events", "int", "event", "value", "Events applied so far."),
     ViewField("over", "bool", "over", "value", "Whether the deal is over."),
-    ViewField("outcome", "Outcome | None", None, "-", "The deal's outcome once it is over."),
+    ViewField("outcome", "Outcome | None", None, "-", "The deal's outcome once it is over.",
+              default="None"),
     ViewField("match_over", "bool", "match_over", "value", "Whether the match is over."),
     ViewField("led_suit", "int", None, "-", "The suit led to the trick on the table (-1: none)."),
     ViewField("win_seat", "int", None, "-", "The seat winning the trick on the table (-1: none)."),
