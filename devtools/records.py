@@ -1,10 +1,12 @@
-"""Write the position view's record and its one-to-one JSON from its field table.
+"""Write the answer records' classes and JSON writers from their field tables.
 
-``python -m devtools.records`` rewrites, from :data:`arbiter.engine.view_fields.VIEW_FIELDS`, the
-marked sections of arbiter/engine/position.py (the ``PositionView`` class: slots, constructor,
-comparison) and arbiter/report.py (``_view_fields_json``, the fields written one to one). mypyc
-compiles static source, so the code is written out rather than made at import;
-tests/test_position_value.py checks that the sections are what the table makes
+``python -m devtools.records`` rewrites, from :mod:`arbiter.engine.view_fields`, the marked
+sections of arbiter/engine/position.py (the ``PositionView`` class, from ``VIEW_FIELDS``: slots,
+constructor, comparison), arbiter/engine/records.py (the classes of ``RECORDS``: a trick, a
+cante, an exchange, a renuncio, what decided a deal) and arbiter/report.py (``_view_fields_json``,
+the view's fields written one to one, and the JSON writer of each record, the score line's
+included). mypyc compiles static source, so the code is written out rather than made at
+import; tests/test_position_value.py checks that the sections are what the tables make
 (``--check`` does the same here).
 """
 

@@ -267,12 +267,16 @@ def _record_field(field: ViewField) -> fields.Field[Any]:
     return kind(required=True, allow_none=nullable, metadata=doc)
 
 
-def _record_schema(record: RecordTable) -> type[Schema]:
-    """The schema of a record of arbiter/engine/view_fields.py, its fields in the JSON's order."""
+def _record_fields(record: RecordTable) -> dict[str, fields.Field[Any]]:
+    """The schema fields of a record of arbiter/engine/view_fields.py, in the JSON's order."""
     by_name = {f.name: f for f in record.fields}
-    order = record.json_order or tuple(by_name)
-    made = {by_name[n].json: _record_field(by_name[n]) for n in order if by_name[n].json}
-    return Schema.from_dict(made, name=record.schema)  # type: ignore[arg-type]
+    written = (by_name[n] for n in record.json_order or tuple(by_name))
+    return {f.json: _record_field(f) for f in written if f.json is not None}
+
+
+def _record_schema(record: RecordTable) -> type[Schema]:
+    """The schema of a record of arbiter/engine/view_fields.py."""
+    return Schema.from_dict(_record_fields(record), name=record.schema)
 
 
 TrickSchema = _record_schema(TRICK)
@@ -283,17 +287,19 @@ DecidedSchema = _record_schema(DECISIVE)
 ScoreSchema = _record_schema(SCORE_LINE)
 
 
-class ViolationSchema(Schema):
-    """A renuncio in a deal's body: its fields of the table, with its kind and its message."""
+def _violation_fields() -> dict[str, fields.Field[Any]]:
+    """A renuncio in a deal's body: the table's fields but the suit led and the winning card,
+    with its kind and its message (the order of the body)."""
+    renuncio = _record_fields(RENUNCIO)
+    return {
+        **{key: renuncio[key] for key in ("event", "seat", "card")},
+        "kind": fields.String(required=True, validate=validate.OneOf(("renuncio",))),
+        **{key: renuncio[key] for key in ("obligation", "correct", "trick")},
+        "message": fields.String(required=True),
+    }
 
-    event = PositionRenuncioSchema._declared_fields["event"]
-    seat = PositionRenuncioSchema._declared_fields["seat"]
-    card = PositionRenuncioSchema._declared_fields["card"]
-    kind = fields.String(required=True, validate=validate.OneOf(("renuncio",)))
-    obligation = PositionRenuncioSchema._declared_fields["obligation"]
-    correct = PositionRenuncioSchema._declared_fields["correct"]
-    trick = PositionRenuncioSchema._declared_fields["trick"]
-    message = fields.String(required=True)
+
+ViolationSchema = Schema.from_dict(_violation_fields(), name="ViolationSchema")
 
 
 class SideSchema(Schema):
