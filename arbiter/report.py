@@ -80,14 +80,7 @@ class Replay:
             for deal, views in zip(deals, self.steps, strict=True):
                 memo = StepMemo(deal["tricks"])
                 deal["steps"] = [view_dict(v, header, memo) for v in views]
-        return {
-            "state_id": self.state_id,
-            "status": _text(self.status),
-            "illegal": _illegal(self.match, words),
-            "deals": deals,
-            "match": match_dict(self.match.header, self.match.standing),
-            "next": _next(self.match, words),
-        }
+        return _replay_body(self, words, deals)
 
     def scores_dict(self, lang: Lang = "en") -> dict[str, Any]:
         """The body of ``POST /v1/scores``: only scores, sides, outcome and violations."""
@@ -658,7 +651,7 @@ def _trick(
     suits: tuple[str, ...],
     table: tuple[dict[str, Any], ...],
 ) -> dict[str, Any]:
-    """:class:`Trick` as JSON, from its field table."""
+    """A :class:`Trick` as JSON, from its field table."""
     return {
         "leader": r.leader,
         "plays": _seat_cards(r.plays, table) if r.plays else [],
@@ -674,7 +667,7 @@ def _cante(
     suits: tuple[str, ...],
     table: tuple[dict[str, Any], ...],
 ) -> dict[str, Any]:
-    """:class:`Cante` as JSON, from its field table."""
+    """A :class:`Cante` as JSON, from its field table."""
     return {
         "seat": r.seat,
         "suit": suits[r.suit],
@@ -689,7 +682,7 @@ def _exchange(
     suits: tuple[str, ...],
     table: tuple[dict[str, Any], ...],
 ) -> dict[str, Any]:
-    """:class:`Exchange` as JSON, from its field table."""
+    """A :class:`Exchange` as JSON, from its field table."""
     return {
         "seat": r.seat,
         "gave": codes[r.gave],
@@ -703,7 +696,7 @@ def _position_renuncio(
     suits: tuple[str, ...],
     table: tuple[dict[str, Any], ...],
 ) -> dict[str, Any]:
-    """:class:`Renuncio` as JSON, from its field table."""
+    """A :class:`Renuncio` as JSON, from its field table."""
     return {
         "event": r.event,
         "seat": r.seat,
@@ -722,7 +715,7 @@ def _decisive(
     suits: tuple[str, ...],
     table: tuple[dict[str, Any], ...],
 ) -> dict[str, Any]:
-    """:class:`Decisive` as JSON, from its field table."""
+    """A :class:`Decisive` as JSON, from its field table."""
     return {
         "kind": _text(r.kind),
         "seat": r.seat,
@@ -744,6 +737,22 @@ def _score_line(
         "cantes": state.cante_points[s],
         "last_trick": LAST_TRICK_BONUS if s == last else 0,
         "total": totals[s],
+    }
+
+
+def _replay_body(
+    replay: Replay,
+    words: Phrases,
+    deals: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The body of ``POST /v1/replays`` as JSON, from its field table."""
+    return {
+        "state_id": replay.state_id,
+        "status": _text(replay.status),
+        "illegal": _illegal(replay.match, words),
+        "deals": deals,
+        "match": match_dict(replay.match.header, replay.match.standing),
+        "next": _next(replay.match, words),
     }
 
 

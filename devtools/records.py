@@ -112,8 +112,8 @@ def record_writer(record: RecordTable) -> str:
 
 def _writer_doc(record: RecordTable) -> str:
     """The docstring of a record's JSON writer."""
-    what = f":class:`{record.cls}`" if record.cls else record.doc.rstrip(".").lower()
-    return f"{what[0].upper()}{what[1:]} as JSON, from its field table."
+    what = f"A :class:`{record.cls}`" if record.cls else record.doc.rstrip(".")
+    return f"{what} as JSON, from its field table."
 
 
 def report_writers() -> str:

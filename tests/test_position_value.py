@@ -445,8 +445,8 @@ def test_the_view_names_every_field_of_the_table() -> None:
 
 def test_each_answer_record_is_what_its_field_table_makes() -> None:
     """Each record of ``RECORDS`` (a trick, a cante, an exchange, a renuncio, what decided a
-    deal, a score line): its class holds the table's fields in order, and its schema and the
-    JSON the referee writes of it have the table's keys in the JSON's order (the code is
+    deal, a score line, the replay body): its class holds the table's fields, and its schema
+    and the JSON the referee writes of it have the table's keys in the JSON's order (the code is
     checked against the table by the test above)."""
     from arbiter.api import schemas
     from arbiter.engine import records
@@ -455,17 +455,19 @@ def test_each_answer_record_is_what_its_field_table_makes() -> None:
     client = make_client()
     for seed in range(50):  # a deal with a renuncio, a cante and an exchange
         log = random_log("tute-2p", random.Random(seed), renuncio_rate=0.3, declare_rate=1.0)
-        deal = client.post("/v1/replays", json=log).get_json()["deals"][0]
+        body = client.post("/v1/replays", json=log).get_json()
+        deal = body["deals"][0]
         if deal["violations"] and deal["cantes"] and deal["exchanges"]:
             break
     position = client.post("/v1/positions", json={**log, "deal": 0}).get_json()["position"]
     written = {
-        "Trick": deal["tricks"][0],
-        "Cante": deal["cantes"][0],
-        "Exchange": deal["exchanges"][0],
-        "Renuncio": position["renuncios"][0],
-        "Decisive": position["decided"],
-        "": deal["scores"][0],
+        "TrickSchema": deal["tricks"][0],
+        "CanteSchema": deal["cantes"][0],
+        "ExchangeSchema": deal["exchanges"][0],
+        "PositionRenuncioSchema": position["renuncios"][0],
+        "DecidedSchema": position["decided"],
+        "ScoreSchema": deal["scores"][0],
+        "ReplaySchema": body,
     }
     for record in RECORDS:
         by_name = {f.name: f for f in record.fields}
@@ -474,4 +476,4 @@ def test_each_answer_record_is_what_its_field_table_makes() -> None:
         if record.cls:
             cls = getattr(records, record.cls)
             assert all(hasattr(cls, name) for name in by_name), record.cls
-        assert list(written[record.cls]) == keys, record.cls
+        assert list(written[record.schema]) == keys, record.schema

@@ -36,6 +36,7 @@ from arbiter.engine.view_fields import (
     DECISIVE,
     EXCHANGE,
     RENUNCIO,
+    REPLAY_BODY,
     SCORE_LINE,
     TRICK,
     VIEW_FIELDS,
@@ -243,7 +244,9 @@ class SeatCardSchema(Schema):
 
 
 #: The enums a record's field may hold, by the name its table gives their type.
-_ENUMS: dict[str, type[StrEnum]] = {"Obligation": Obligation, "DecisiveKind": DecisiveKind}
+_ENUMS: dict[str, type[StrEnum]] = {
+    "Obligation": Obligation, "DecisiveKind": DecisiveKind, "Status": Status,
+}  # fmt: skip
 
 
 def _record_field(field: ViewField) -> fields.Field[Any]:
@@ -259,6 +262,12 @@ def _record_field(field: ViewField) -> fields.Field[Any]:
     if codec == "enum":
         values = tuple(m.value for m in _ENUMS[field.type])
         return fields.String(required=True, validate=validate.OneOf(values), metadata=doc)
+    if codec == "nested":  # the type is the part's schema
+        return fields.Nested(field.type, required=True, allow_none=field.nullable, metadata=doc)
+    if codec == "nested-list":
+        return fields.List(fields.Nested(field.type), required=True, metadata=doc)
+    if field.type.startswith("str"):
+        return fields.String(required=True, allow_none=field.type.endswith("| None"), metadata=doc)
     if codec in ("suit?", "card?", "suit", "card"):
         nullable = codec.endswith("?")
         return fields.String(required=True, allow_none=nullable, metadata=doc)
@@ -502,13 +511,7 @@ class IllegalSchema(Schema):
 STATUS = validate.OneOf(STATUSES)
 
 
-class ReplaySchema(Schema):
-    state_id = fields.String(required=True, allow_none=True)
-    status = fields.String(required=True, validate=STATUS)
-    illegal = fields.Nested(IllegalSchema, required=True, allow_none=True)
-    deals = fields.List(fields.Nested(DealResultSchema), required=True)
-    match = fields.Nested(MatchSchema, required=True)
-    next = fields.Nested(NextSchema, required=True, allow_none=True)
+ReplaySchema = _record_schema(REPLAY_BODY)
 
 
 class DealScoresSchema(Schema):

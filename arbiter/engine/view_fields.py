@@ -80,6 +80,8 @@ CODECS: Final[dict[str, str]] = {
     "cards": "[codes[c] for c in display_order({v})]",
     "plays": "_seat_cards({v}, table) if {v} else []",
     "enum": "_text({v})",
+    "nested": "{v}",
+    "nested-list": "{v}",
     "-": "",
 }
 
@@ -242,5 +244,34 @@ SCORE_LINE = RecordTable(
     params=("state: DealState", "s: int", "last: int | None", "totals: list[int]"),
 )  # fmt: skip
 
+#: The body of ``POST /v1/replays``: a nested part's ``type`` is its schema (its writer is
+#: :mod:`arbiter.report`'s, named by ``source``).
+REPLAY_BODY = RecordTable(
+    "",
+    "The body of ``POST /v1/replays``.",
+    (
+        Field("state_id", "str | None", "state_id", "value",
+              "The token of the position the log ends in (null without a sealer or when the "
+              "log is invalid).", source="replay.state_id"),
+        Field("status", "Status", "status", "enum", "Whether the log is complete, in progress or "
+              "invalid.", source="replay.status"),
+        Field("illegal", "IllegalSchema", "illegal", "nested",
+              "The event that made the log invalid; null when none did.", nullable=True,
+              source="_illegal(replay.match, words)"),
+        Field("deals", "DealResultSchema", "deals", "nested-list", "Each deal of the log.",
+              source="deals"),
+        Field("match", "MatchSchema", "match", "nested", "The match standing.",
+              source="match_dict(replay.match.header, replay.match.standing)"),
+        Field("next", "NextSchema", "next", "nested",
+              "Who acts next and their legal moves; null unless the log is in progress.",
+              nullable=True, source="_next(replay.match, words)"),
+    ),
+    "_replay_body",
+    "ReplaySchema",
+    params=("replay: Replay", "words: Phrases", "deals: list[dict[str, Any]]"),
+)  # fmt: skip
+
 #: The answer records declared here, besides the position view.
-RECORDS: Final[tuple[RecordTable, ...]] = (TRICK, CANTE, EXCHANGE, RENUNCIO, DECISIVE, SCORE_LINE)
+RECORDS: Final[tuple[RecordTable, ...]] = (
+    TRICK, CANTE, EXCHANGE, RENUNCIO, DECISIVE, SCORE_LINE, REPLAY_BODY,
+)  # fmt: skip
