@@ -433,10 +433,10 @@ def test_the_view_names_every_field_of_the_table() -> None:
     (for the view a given position makes) cannot be left out of it unseen."""
     from pathlib import Path
 
-    from arbiter.engine import position as module
     from arbiter.engine.view_fields import VIEW_FIELDS
 
-    source = (Path(module.__file__).parent / "position.py").read_text(encoding="utf-8")
+    module = Path(__file__).resolve().parent.parent / "arbiter" / "engine" / "position.py"
+    source = module.read_text(encoding="utf-8")
     made = source.split("def view(self)", 1)[1].split("return PositionView(", 1)[1]
     made = made.split("\n        )\n", 1)[0]
     named = {line.strip().split("=", 1)[0] for line in made.splitlines() if "=" in line}
