@@ -38,6 +38,7 @@ from arbiter.engine.state import (
     cante_points,
     declaration_cards,
 )
+from arbiter.engine.view_fields import VIEW_FIELDS
 from arbiter.i18n import Lang, Phrases
 
 
@@ -79,14 +80,7 @@ class Replay:
             for deal, views in zip(deals, self.steps, strict=True):
                 memo = StepMemo(deal["tricks"])
                 deal["steps"] = [view_dict(v, header, memo) for v in views]
-        return {
-            "state_id": self.state_id,
-            "status": _text(self.status),
-            "illegal": _illegal(self.match, words),
-            "deals": deals,
-            "match": match_dict(self.match.header, self.match.standing),
-            "next": _next(self.match, words),
-        }
+        return _replay_body(self, words, deals)
 
     def scores_dict(self, lang: Lang = "en") -> dict[str, Any]:
         """The body of ``POST /v1/scores``: only scores, sides, outcome and violations."""
@@ -178,11 +172,12 @@ def _deal(
 ) -> dict[str, Any]:
     notation = match.header.notation
     codes = card_codes(notation)
+    suits = _SUITS[notation]
     seat_cards = _SEAT_CARDS[notation]
     # no call for a trick without draws (every trick of the rulesets without a stock): with
     # the tuple-typed _seat_cards, to_dict of a tute-4p deal went from 80.6K to 70.0K
     # instructions (callgrind, 200 deals)
-    tricks = [_trick(t, seat_cards) for t in state.tricks]
+    tricks = [_trick(t, codes, suits, seat_cards) for t in state.tricks]
     if state.trick:
         tricks.append(
             {
@@ -199,10 +194,8 @@ def _deal(
         "trump": None if state.trump == NO_TRUMP else format_suit(state.trump, notation),
         "finished": state.over,
         "tricks": tricks,
-        "cantes": [_cante(c, notation) for c in state.cantes],
-        "exchanges": [
-            {"seat": e.seat, "gave": codes[e.gave], "took": codes[e.took]} for e in state.exchanges
-        ],
+        "cantes": [_cante(c, codes, suits, seat_cards) for c in state.cantes],
+        "exchanges": [_exchange(e, codes, suits, seat_cards) for e in state.exchanges],
     }
     _add_scores(body, match, state, outcome, words)
     if match.header.ruleset.stock:
@@ -232,11 +225,6 @@ def _seat_cards(pairs: Plays, table: tuple[dict[str, Any], ...]) -> list[dict[st
     return [table[seat * PACK_SIZE + card].copy() for seat, card in pairs]
 
 
-def _cante(c: Cante, notation: Notation) -> dict[str, Any]:
-    return {"seat": c.seat, "suit": format_suit(c.suit, notation), "points": c.points,
-            "trick": c.trick}  # fmt: skip
-
-
 def _deal_scores(
     match: MatchState, state: DealState, outcome: Outcome | None, words: Phrases
 ) -> dict[str, Any]:
@@ -258,17 +246,7 @@ def _add_scores(
     totals = state.totals()
     last = state.last_trick_winner
     body["violations"] = [_violation(v, state, words) for v in state.violations]
-    body["scores"] = [
-        {
-            "seat": s,
-            "tricks": state.tricks_won[s],
-            "card_points": state.card_points[s],
-            "cantes": state.cante_points[s],
-            "last_trick": LAST_TRICK_BONUS if s == last else 0,
-            "total": totals[s],
-        }
-        for s in range(state.players)
-    ]
+    body["scores"] = [_score_line(state, s, last, totals) for s in range(state.players)]
     body["outcome"] = None if outcome is None else _outcome(state, outcome, words)
     ruleset = match.header.ruleset
     if ruleset.pairs:
@@ -464,7 +442,9 @@ def view_dict(view: PositionView, header: Header, memo: StepMemo | None = None) 
         "led": None if view.led_suit < 0 else suits[view.led_suit],
         "winning": None if winning < 0 else table[winning * PACK_SIZE + view.win_card].copy(),
     }
-    body["cantes"] = [_view_cante(view, c, i, codes, suits) for i, c in enumerate(view.cantes)]
+    body["cantes"] = [
+        _view_cante(view, c, i, codes, suits, table) for i, c in enumerate(view.cantes)
+    ]
     body["open_cantes"] = [
         {"seat": seat, "suit": suits[s], "cards": _codes(_cante_cards(view, s), codes)}
         for seat, s in view.open_cantes
@@ -474,12 +454,13 @@ def view_dict(view: PositionView, header: Header, memo: StepMemo | None = None) 
         {**m.to_json(notation), "cards": _codes(declaration_cards(m, view.trump), codes)}
         for m in view.declarations
     ]
-    body["tricks"] = _tricks(view.tricks, table, memo)
+    body["tricks"] = _tricks(view.tricks, codes, suits, table, memo)
     body["captured"] = (
         None if view.captured is None else [_codes_of(m, codes, memo) for m in view.captured]
     )
-    body["exchanges"] = [_exchange(e, codes) for e in view.exchanges]
-    body["decided"] = _decided(view.decisive)
+    body["exchanges"] = [_exchange(e, codes, suits, table) for e in view.exchanges]
+    decisive = view.decisive
+    body["decided"] = None if decisive is None else _decisive(decisive, codes, suits, table)
     body["outcome"] = None if view.outcome is None else _outcome_facts(view.outcome)
     if header.ruleset.pairs:
         body["sides"] = [
@@ -499,6 +480,8 @@ def position_dict(position: Position, *, legal_moves: bool = True) -> dict[str, 
     header = position.header
     view = position.view()
     shown = view_dict(view, header)
+    codes, suits = card_codes(header.notation), _SUITS[header.notation]
+    table = _SEAT_CARDS[header.notation]
     if not legal_moves:
         del shown["legal_moves"]
     return {
@@ -510,7 +493,7 @@ def position_dict(position: Position, *, legal_moves: bool = True) -> dict[str, 
         "dealer": view.dealer,
         "mano": view.mano,
         **shown,
-        "renuncios": [_position_renuncio(v, header.notation) for v in view.renuncios],
+        "renuncios": [_position_renuncio(v, codes, suits, table) for v in view.renuncios],
         "match": match_dict(header, position.standing),
     }
 
@@ -532,11 +515,11 @@ def read_position_json(raw: object, limits: Limits = DEFAULT_LIMITS) -> Position
     return position
 
 
-#: The fields of a position that follow from its facts: given, they must agree.
+#: The fields of a position that follow from its facts: given, they must agree. Those written
+#: one to one are the view's fields that are no fact (``VIEW_FIELDS``).
 _FOLLOWS: Final = (
-    "mano", "event", "turn", "trick", "tricks_won", "card_points", "open_cantes", "totals",
-    "legal_moves", "over", "strict", "last_winner", "cante_points", "sung", "cantes_this_lead",
-    "calls", "declarations", "captured", "outcome", "match_over", "sides", "stock_known",
+    "mano", "trick", "open_cantes", "legal_moves", "declarations", "captured", "outcome", "sides",
+    "stock_known", *(f.json for f in VIEW_FIELDS if f.json is not None and not f.fact),
 )  # fmt: skip
 
 
@@ -572,46 +555,33 @@ def _codes(mask: int, codes: tuple[str, ...]) -> list[str]:
 
 
 def _view_cante(
-    view: PositionView, c: Cante, index: int, codes: tuple[str, ...], suits: tuple[str, ...]
+    view: PositionView,
+    c: Cante,
+    index: int,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
 ) -> dict[str, Any]:
     """A cante of the view: as the deal's, with the cards it rests on and whether it made trump
     (the deal's first call)."""
-    return {
-        "seat": c.seat,
-        "suit": suits[c.suit],
-        "points": c.points,
-        "trick": c.trick,
-        "cards": _codes(_cante_cards(view, c.suit), codes),
-        "made_trump": index == 0 and view.calls > 0,
-    }
+    body = _cante(c, codes, suits, table)
+    body["cards"] = _codes(_cante_cards(view, c.suit), codes)
+    body["made_trump"] = index == 0 and view.calls > 0
+    return body
 
 
 def _tricks(
-    tricks: tuple[Trick, ...] | None, table: tuple[dict[str, Any], ...], memo: StepMemo | None
+    tricks: tuple[Trick, ...] | None,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+    memo: StepMemo | None,
 ) -> list[dict[str, Any]] | None:
     if tricks is None:
         return None
     if memo is not None:
         return memo.tricks[: len(tricks)]
-    return [_trick(t, table) for t in tricks]
-
-
-def _trick(t: Trick, table: tuple[dict[str, Any], ...]) -> dict[str, Any]:
-    return {
-        "leader": t.leader,
-        "plays": _seat_cards(t.plays, table),
-        "winner": t.winner,
-        "points": t.points,
-        "draws": _seat_cards(t.draws, table) if t.draws else [],
-    }
-
-
-def _exchange(e: Exchange, codes: tuple[str, ...]) -> dict[str, Any]:
-    return {"seat": e.seat, "gave": codes[e.gave], "took": codes[e.took]}
-
-
-def _decided(d: Decisive | None) -> dict[str, Any] | None:
-    return None if d is None else {"kind": _text(d.kind), "seat": d.seat, "event": d.event}
+    return [_trick(t, codes, suits, table) for t in tricks]
 
 
 def _outcome_facts(outcome: Outcome) -> dict[str, Any]:
@@ -643,19 +613,6 @@ def _options(header: Header) -> dict[str, Any]:
     return values
 
 
-def _position_renuncio(v: Renuncio, notation: Notation) -> dict[str, Any]:
-    return {
-        "event": v.event,
-        "seat": v.seat,
-        "card": format_card(v.card, notation),
-        "obligation": _text(v.obligation),
-        "trick": v.trick,
-        "correct": [format_card(c, notation) for c in display_order(v.correct)],
-        "led": format_suit(v.led_suit, notation) if v.led_suit >= 0 else None,
-        "winning": format_card(v.winning, notation) if v.winning >= 0 else None,
-    }
-
-
 #: Each suit's code, by notation.
 _SUITS: Final[dict[str, tuple[str, ...]]] = {
     n: tuple(format_suit(s, n) for s in range(4)) for n in get_args(Notation)
@@ -685,6 +642,117 @@ def _view_fields_json(
         "last_winner": None if view.last_winner < 0 else view.last_winner,
         "cantes_this_lead": view.cantes_this_lead,
         "calls": view.calls,
+    }
+
+
+def _trick(
+    r: Trick,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+) -> dict[str, Any]:
+    """A :class:`Trick` as JSON, from its field table."""
+    return {
+        "leader": r.leader,
+        "plays": _seat_cards(r.plays, table) if r.plays else [],
+        "winner": r.winner,
+        "points": r.points,
+        "draws": _seat_cards(r.draws, table) if r.draws else [],
+    }
+
+
+def _cante(
+    r: Cante,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+) -> dict[str, Any]:
+    """A :class:`Cante` as JSON, from its field table."""
+    return {
+        "seat": r.seat,
+        "suit": suits[r.suit],
+        "points": r.points,
+        "trick": r.trick,
+    }
+
+
+def _exchange(
+    r: Exchange,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+) -> dict[str, Any]:
+    """A :class:`Exchange` as JSON, from its field table."""
+    return {
+        "seat": r.seat,
+        "gave": codes[r.gave],
+        "took": codes[r.took],
+    }
+
+
+def _position_renuncio(
+    r: Renuncio,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+) -> dict[str, Any]:
+    """A :class:`Renuncio` as JSON, from its field table."""
+    return {
+        "event": r.event,
+        "seat": r.seat,
+        "card": codes[r.card],
+        "obligation": _text(r.obligation),
+        "trick": r.trick,
+        "correct": [codes[c] for c in display_order(r.correct)],
+        "led": None if r.led_suit < 0 else suits[r.led_suit],
+        "winning": None if r.winning < 0 else codes[r.winning],
+    }
+
+
+def _decisive(
+    r: Decisive,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+) -> dict[str, Any]:
+    """A :class:`Decisive` as JSON, from its field table."""
+    return {
+        "kind": _text(r.kind),
+        "seat": r.seat,
+        "event": r.event,
+    }
+
+
+def _score_line(
+    state: DealState,
+    s: int,
+    last: int | None,
+    totals: list[int],
+) -> dict[str, Any]:
+    """A seat's line of a deal's scores as JSON, from its field table."""
+    return {
+        "seat": s,
+        "tricks": state.tricks_won[s],
+        "card_points": state.card_points[s],
+        "cantes": state.cante_points[s],
+        "last_trick": LAST_TRICK_BONUS if s == last else 0,
+        "total": totals[s],
+    }
+
+
+def _replay_body(
+    replay: Replay,
+    words: Phrases,
+    deals: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The body of ``POST /v1/replays`` as JSON, from its field table."""
+    return {
+        "state_id": replay.state_id,
+        "status": _text(replay.status),
+        "illegal": _illegal(replay.match, words),
+        "deals": deals,
+        "match": match_dict(replay.match.header, replay.match.standing),
+        "next": _next(replay.match, words),
     }
 
 

@@ -426,3 +426,54 @@ def test_the_view_record_is_what_its_field_table_makes() -> None:
     assert keys <= set(StepSchema().fields)
     position = positions("tute-2p", 2, 1)[7]
     assert keys <= set(view_dict(position.view(), position.header))
+
+
+def test_the_view_names_every_field_of_the_table() -> None:
+    """:meth:`Position.view` gives every field of the table its value: a field with a default
+    (for the view a given position makes) cannot be left out of it unseen."""
+    from pathlib import Path
+
+    from arbiter.engine.view_fields import VIEW_FIELDS
+
+    module = Path(__file__).resolve().parent.parent / "arbiter" / "engine" / "position.py"
+    source = module.read_text(encoding="utf-8")
+    made = source.split("def view(self)", 1)[1].split("return PositionView(", 1)[1]
+    made = made.split("\n        )\n", 1)[0]
+    named = {line.strip().split("=", 1)[0] for line in made.splitlines() if "=" in line}
+    assert named == {f.name for f in VIEW_FIELDS}
+
+
+def test_each_answer_record_is_what_its_field_table_makes() -> None:
+    """Each record of ``RECORDS`` (a trick, a cante, an exchange, a renuncio, what decided a
+    deal, a score line, the replay body): its class holds the table's fields, and its schema
+    and the JSON the referee writes of it have the table's keys in the JSON's order (the code is
+    checked against the table by the test above)."""
+    from arbiter.api import schemas
+    from arbiter.engine import records
+    from arbiter.engine.view_fields import RECORDS
+
+    client = make_client()
+    for seed in range(50):  # a deal with a renuncio, a cante and an exchange
+        log = random_log("tute-2p", random.Random(seed), renuncio_rate=0.3, declare_rate=1.0)
+        body = client.post("/v1/replays", json=log).get_json()
+        deal = body["deals"][0]
+        if deal["violations"] and deal["cantes"] and deal["exchanges"]:
+            break
+    position = client.post("/v1/positions", json={**log, "deal": 0}).get_json()["position"]
+    written = {
+        "TrickSchema": deal["tricks"][0],
+        "CanteSchema": deal["cantes"][0],
+        "ExchangeSchema": deal["exchanges"][0],
+        "PositionRenuncioSchema": position["renuncios"][0],
+        "DecidedSchema": position["decided"],
+        "ScoreSchema": deal["scores"][0],
+        "ReplaySchema": body,
+    }
+    for record in RECORDS:
+        by_name = {f.name: f for f in record.fields}
+        keys = [by_name[n].json for n in record.json_order or by_name if by_name[n].json]
+        assert list(getattr(schemas, record.schema)().fields) == keys, record.schema
+        if record.cls:
+            cls = getattr(records, record.cls)
+            assert all(hasattr(cls, name) for name in by_name), record.cls
+        assert list(written[record.schema]) == keys, record.schema

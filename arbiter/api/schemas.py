@@ -9,6 +9,7 @@ these schemas. The closed sets (reasons, codes, obligations...) are the engine's
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
@@ -19,6 +20,7 @@ from arbiter.engine.match import Status
 from arbiter.engine.moves import EVENT_TYPES, TUTE_OF
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.position import Ruling
+from arbiter.engine.records import DecisiveKind
 from arbiter.engine.rulesets import (
     MATCH_COUNTERS,
     OPTION_SPECS,
@@ -29,7 +31,18 @@ from arbiter.engine.rulesets import (
 )
 from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
-from arbiter.engine.view_fields import VIEW_FIELDS, ViewField
+from arbiter.engine.view_fields import (
+    CANTE,
+    DECISIVE,
+    EXCHANGE,
+    RENUNCIO,
+    REPLAY_BODY,
+    SCORE_LINE,
+    TRICK,
+    VIEW_FIELDS,
+    RecordTable,
+    ViewField,
+)
 
 # The contract's closed sets are the engine's enums, never restated.
 REASONS = tuple(r.value for r in Reason)
@@ -230,45 +243,72 @@ class SeatCardSchema(Schema):
     card = fields.String(required=True)
 
 
-class TrickSchema(Schema):
-    leader = fields.Integer(required=True)
-    plays = fields.List(fields.Nested(SeatCardSchema), required=True)
-    winner = fields.Integer(required=True, allow_none=True, metadata=_doc("null while in play"))
-    points = fields.Integer(required=True, allow_none=True)
-    draws = fields.List(fields.Nested(SeatCardSchema), required=True)
+#: The enums a record's field may hold, by the name its table gives their type.
+_ENUMS: dict[str, type[StrEnum]] = {
+    "Obligation": Obligation, "DecisiveKind": DecisiveKind, "Status": Status,
+}  # fmt: skip
 
 
-class CanteSchema(Schema):
-    seat = fields.Integer(required=True)
-    suit = fields.String(required=True)
-    points = fields.Integer(required=True)
-    trick = fields.Integer(required=True)
+def _record_field(field: ViewField) -> fields.Field[Any]:
+    """The schema of a field written one to one, by its codec (a record's or the view's)."""
+    doc = _doc(field.doc)
+    codec = field.codec
+    if codec == "ints":
+        return fields.List(fields.Integer(), required=True, metadata=doc)
+    if codec in ("suits", "cards"):
+        return fields.List(fields.String(), required=True, metadata=doc)
+    if codec == "plays":
+        return fields.List(fields.Nested(SeatCardSchema), required=True, metadata=doc)
+    if codec == "enum":
+        values = tuple(m.value for m in _ENUMS[field.type])
+        return fields.String(required=True, validate=validate.OneOf(values), metadata=doc)
+    if codec == "nested":  # the type is the part's schema
+        return fields.Nested(field.type, required=True, allow_none=field.nullable, metadata=doc)
+    if codec == "nested-list":
+        return fields.List(fields.Nested(field.type), required=True, metadata=doc)
+    if field.type.startswith("str"):
+        return fields.String(required=True, allow_none=field.type.endswith("| None"), metadata=doc)
+    if codec in ("suit?", "card?", "suit", "card"):
+        nullable = codec.endswith("?")
+        return fields.String(required=True, allow_none=nullable, metadata=doc)
+    nullable = codec == "seat?" or field.nullable or field.type.endswith("| None")
+    kind = fields.Boolean if field.type == "bool" else fields.Integer
+    return kind(required=True, allow_none=nullable, metadata=doc)
 
 
-class ExchangeSchema(Schema):
-    seat = fields.Integer(required=True)
-    gave = fields.String(required=True)
-    took = fields.String(required=True)
+def _record_fields(record: RecordTable) -> dict[str, fields.Field[Any]]:
+    """The schema fields of a record of arbiter/engine/view_fields.py, in the JSON's order."""
+    by_name = {f.name: f for f in record.fields}
+    written = (by_name[n] for n in record.json_order or tuple(by_name))
+    return {f.json: _record_field(f) for f in written if f.json is not None}
 
 
-class ViolationSchema(Schema):
-    event = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
-    card = fields.String(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(("renuncio",)))
-    obligation = fields.String(required=True, validate=validate.OneOf(OBLIGATIONS))
-    correct = fields.List(fields.String(), required=True)
-    trick = fields.Integer(required=True)
-    message = fields.String(required=True)
+def _record_schema(record: RecordTable) -> type[Schema]:
+    """The schema of a record of arbiter/engine/view_fields.py."""
+    return Schema.from_dict(_record_fields(record), name=record.schema)
 
 
-class ScoreSchema(Schema):
-    seat = fields.Integer(required=True)
-    tricks = fields.Integer(required=True)
-    card_points = fields.Integer(required=True)
-    cantes = fields.Integer(required=True)
-    last_trick = fields.Integer(required=True)
-    total = fields.Integer(required=True)
+TrickSchema = _record_schema(TRICK)
+CanteSchema = _record_schema(CANTE)
+ExchangeSchema = _record_schema(EXCHANGE)
+PositionRenuncioSchema = _record_schema(RENUNCIO)
+DecidedSchema = _record_schema(DECISIVE)
+ScoreSchema = _record_schema(SCORE_LINE)
+
+
+def _violation_fields() -> dict[str, fields.Field[Any]]:
+    """A renuncio in a deal's body: the table's fields but the suit led and the winning card,
+    with its kind and its message (the order of the body)."""
+    renuncio = _record_fields(RENUNCIO)
+    return {
+        **{key: renuncio[key] for key in ("event", "seat", "card")},
+        "kind": fields.String(required=True, validate=validate.OneOf(("renuncio",))),
+        **{key: renuncio[key] for key in ("obligation", "correct", "trick")},
+        "message": fields.String(required=True),
+    }
+
+
+ViolationSchema = Schema.from_dict(_violation_fields(), name="ViolationSchema")
 
 
 class SideSchema(Schema):
@@ -350,7 +390,7 @@ class OpenCanteSchema(Schema):
     cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
 
 
-class StepCanteSchema(CanteSchema):
+class StepCanteSchema(CanteSchema):  # type: ignore[misc,valid-type]
     cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
     made_trump = fields.Boolean(
         required=True, metadata=_doc("The deal's first call, which made trump (calls only).")
@@ -359,12 +399,6 @@ class StepCanteSchema(CanteSchema):
 
 class DeclarationSchema(MoveSchema):
     cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
-
-
-class DecidedSchema(Schema):
-    kind = fields.String(required=True, validate=validate.OneOf(("renuncio", "tute")))
-    seat = fields.Integer(required=True)
-    event = fields.Integer(required=True)
 
 
 class OutcomeFactsSchema(OutcomeSchema):
@@ -377,23 +411,9 @@ class StepSideSchema(SideSchema):
     captured = fields.List(fields.String(), required=True, allow_none=True)
 
 
-def _view_field(field: ViewField) -> fields.Field[Any]:
-    """The schema of a field of the position view written one to one, by its codec."""
-    doc = _doc(field.doc)
-    if field.codec == "ints":
-        return fields.List(fields.Integer(), required=True, metadata=doc)
-    if field.codec == "suits":
-        return fields.List(fields.String(), required=True, metadata=doc)
-    if field.codec in ("suit?", "card?"):
-        return fields.String(required=True, allow_none=True, metadata=doc)
-    nullable = field.codec == "seat?" or field.type.endswith("| None")
-    kind = fields.Boolean if field.type == "bool" else fields.Integer
-    return kind(required=True, allow_none=nullable, metadata=doc)
-
-
 #: The fields of a step written one to one, from the view's field table.
 _StepFields = Schema.from_dict(
-    {f.json: _view_field(f) for f in VIEW_FIELDS if f.json is not None}, name="StepFields"
+    {f.json: _record_field(f) for f in VIEW_FIELDS if f.json is not None}, name="StepFields"
 )
 
 
@@ -445,14 +465,6 @@ class StepSchema(_StepFields):  # type: ignore[misc,valid-type]
     )
 
 
-class PositionRenuncioSchema(ViolationSchema):
-    class Meta:
-        exclude = ("kind", "message")
-
-    led = fields.String(required=True, allow_none=True)
-    winning = fields.String(required=True, allow_none=True)
-
-
 class PositionSchema(StepSchema):
     """A whole position (docs/api.md, "The position"): a step with the header, the deal's place
     in the match, the renuncios made and the standing. ``POST /v1/positions`` answers one and
@@ -499,13 +511,7 @@ class IllegalSchema(Schema):
 STATUS = validate.OneOf(STATUSES)
 
 
-class ReplaySchema(Schema):
-    state_id = fields.String(required=True, allow_none=True)
-    status = fields.String(required=True, validate=STATUS)
-    illegal = fields.Nested(IllegalSchema, required=True, allow_none=True)
-    deals = fields.List(fields.Nested(DealResultSchema), required=True)
-    match = fields.Nested(MatchSchema, required=True)
-    next = fields.Nested(NextSchema, required=True, allow_none=True)
+ReplaySchema = _record_schema(REPLAY_BODY)
 
 
 class DealScoresSchema(Schema):
