@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 from flask import Blueprint, Response
 
-from arbiter.api.assets import Assets
+from arbiter.web.assets import Assets
 
 #: Swagger UI's own files, from the flask-swagger-ui package.
 DIST = Path(str(files("flask_swagger_ui") / "dist"))

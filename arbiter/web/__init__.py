@@ -34,7 +34,7 @@ from flask import Flask, Response, current_app, render_template, request
 from markupsafe import Markup
 
 from arbiter import __version__
-from arbiter.api.assets import AssetBlueprint
+from arbiter.web.assets import AssetBlueprint
 from arbiter.contract import Problem
 from arbiter.engine.cards import (
     NOTATIONS,

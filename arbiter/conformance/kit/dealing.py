@@ -17,13 +17,12 @@ from itertools import combinations
 from typing import Any, Final, NamedTuple
 
 from arbiter.conformance.kit.protocol import NAMES
-from arbiter.engine.cards import HORSE, KING, POINTS, Card, Suit, cards_of, make_card, pack_mask
+from arbiter.engine.cards import HORSE, KING, Suit, cards_of, make_card, pack_mask
 from arbiter.engine.log import Header, parse_header
 from arbiter.engine.moves import PLAY, Move
-from arbiter.engine.obligations import beats
 from arbiter.engine.rulesets import RULESETS, CanteStyle, OptionSpec
 from arbiter.engine.setup import deal_json
-from arbiter.engine.state import LAST_TRICK_BONUS, DealState
+from arbiter.engine.state import DealState
 from arbiter.simulate import choose_move, random_deal_cards
 
 #: How many deals a game may hold (the match may end sooner): mostly one.
@@ -65,18 +64,12 @@ def aimed(setting: Setting, rng: random.Random) -> Setting:
     return setting._replace(options=options)
 
 
-def _gap_after(deal: DealState, card: Card) -> int:
-    """How far apart the two closest sides stand once ``card`` ends the trick."""
-    seat = deal.turn
-    winner = seat if beats(card, deal.win_card, deal.trump) else deal.win_seat
-    points = POINTS[card] + sum(POINTS[c] for _, c in deal.trick)
-    if deal.trick_no == deal.total_tricks - 1:
-        points += LAST_TRICK_BONUS
-    totals = [deal.card_points[s] + deal.cante_points[s] for s in range(deal.players)]
-    totals[winner] += points
-    pairs = deal.ruleset.pairs
-    sides = sorted([totals[0] + totals[2], totals[1] + totals[3]] if pairs else totals)
-    return min(b - a for a, b in itertools.pairwise(sides))
+def _gap_after(deal: DealState, move: Move) -> int:
+    """How far apart the two closest sides stand once ``move`` ends the trick (the engine
+    plays it on a copy: who wins the trick and what it is worth are the engine's to say)."""
+    after = deal.copy()
+    after.apply(move, after.events_applied)
+    return min(b - a for a, b in itertools.pairwise(_sides(after)))
 
 
 #: The most ways to play the rest of a deal (each hand's size, factorial, multiplied) from
@@ -134,7 +127,7 @@ def steered(
     if deal.trick and len(deal.trick) == deal.players - 1 and rng.random() < STEER_RATE:
         plays = [m for m in deal.legal_moves() if m.kind == PLAY]
         if plays:
-            return min(plays, key=lambda m: (_gap_after(deal, m.card), rng.random()))
+            return min(plays, key=lambda m: (_gap_after(deal, m), rng.random()))
     return choose_move(deal, rng, *rates)
 
 
