@@ -34,7 +34,6 @@ from flask import Flask, Response, current_app, render_template, request
 from markupsafe import Markup
 
 from arbiter import __version__
-from arbiter.web.assets import AssetBlueprint
 from arbiter.contract import Problem
 from arbiter.engine.cards import (
     NOTATIONS,
@@ -50,6 +49,7 @@ from arbiter.engine.cards import (
 from arbiter.engine.rulesets import RULESETS, Ruleset
 from arbiter.i18n import LANGS, Lang, Phrases, area, pick_lang, ruleset_dict
 from arbiter.web import documents
+from arbiter.web.assets import AssetBlueprint
 
 web = AssetBlueprint(  # its static files gzip-coded where accepted, kept compressed
     "web",
