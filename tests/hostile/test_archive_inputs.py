@@ -26,6 +26,7 @@ import pytest
 
 import arbiter
 from arbiter.archive.inputs import InputError
+from arbiter.commands.score import Exit
 from tests.archive_support import Done, game_lines, lines_of, ndjson
 
 # The real command, in processes of its own: the quick loop leaves them out.
@@ -88,7 +89,7 @@ def test_links_out_of_the_folder_are_not_followed(tmp_path: Path) -> None:
     summary = tmp_path / "summary.json"
     done = score(archive, "--quiet", "--summary-json", summary)
     _assert_clean(done)
-    assert done.status == 2, done.err
+    assert done.status == Exit.BAD_DATA, done.err
     assert sorted(set(_sources(done))) == [f"{archive}/a.ndjson:{n}" for n in (1, 2)] + [
         f"{archive}/same.ndjson:{n}" for n in (1, 2)
     ]
@@ -125,7 +126,7 @@ def test_what_cannot_be_read_is_said_and_the_rest_is_scored(tmp_path: Path) -> N
         os.chmod(locked, 0o755)
         os.chmod(unreadable, 0o644)
     _assert_clean(done)
-    assert done.status == 2, done.err
+    assert done.status == Exit.BAD_DATA, done.err
     assert sorted(set(_sources(done))) == [f"{archive}/a.ndjson:{n}" for n in (1, 2)]
     said = {
         f"{archive}/locked": "cannot read",
@@ -148,7 +149,7 @@ def test_a_file_that_is_not_gzip_is_not_echoed(tmp_path: Path) -> None:
     done = score(fake, real, "--quiet")
     _assert_clean(done)
     assert SECRET[:2].decode() not in done.err.replace(str(tmp_path), ""), done.err
-    assert done.status == 2 and f"{fake}: not gzip data" in done.err, done.err
+    assert done.status == Exit.BAD_DATA and f"{fake}: not gzip data" in done.err, done.err
     assert _sources(done) == [f"{real}:1", f"{real}:2"]
 
 
