@@ -19,7 +19,7 @@ from arbiter.engine.cards import (
     Notation,
     card_codes,
     card_suit,
-    code_table,
+    code_reader,
     format_card,
     pack_mask,
     parse_card,
@@ -98,7 +98,8 @@ def deal_json(
 class _PackCounter:
     """Checks cards against a pack: known code, in the pack, not seen before.
 
-    The fast path only looks codes up; when anything is off, :meth:`_explain` walks every list
+    The fast path only reads canonical codes (:class:`~arbiter.engine.cards.CodeReader`); when
+    anything else comes up, :meth:`_explain` walks every list
     taken so far again, card by card, to raise the error that names the first bad card.
     """
 
@@ -108,17 +109,18 @@ class _PackCounter:
         self.ruleset = ruleset
         self.players = players
         self.notation = notation
-        self.table = code_table(notation)
+        self.reader = code_reader(notation)
         self.taken: list[tuple[object, tuple[str | int, ...]]] = []
 
     def take_list(self, codes: object, path: tuple[str | int, ...]) -> list[Card]:
         self.taken.append((codes, path))
         if type(codes) is list:
-            table, pack, seen = self.table, self.pack, self.seen
+            reader, pack, seen = self.reader, self.pack, self.seen
             cards = []
             for code in codes:
-                card = table.get(code) if type(code) is str else None
-                if card is None or not pack >> card & 1 or seen >> card & 1:
+                # canonical codes only: anything else takes the slow path, which knows them all
+                card = reader.card(code) if isinstance(code, str) else -1
+                if card < 0 or not pack >> card & 1 or seen >> card & 1:
                     break
                 seen |= 1 << card
                 cards.append(card)
