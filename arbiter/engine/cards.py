@@ -13,6 +13,7 @@ jack (10), *caballo* the horse (11), *rey* the king (12).
 from __future__ import annotations
 
 from enum import IntEnum
+from types import FunctionType
 from typing import Final, Literal, final
 
 from arbiter.engine.errors import CardCodeError
@@ -243,6 +244,16 @@ def _ascii_codes(ranks: list[int], tens: list[int], lead: int, suits: list[int])
     prefixes = [chr(r) for r in range(128) if ranks[r] >= 0]
     prefixes += [chr(lead) + chr(t) for t in range(128) if tens[t] >= 0]
     return [p + chr(s) for p in prefixes for s in range(128) if suits[s] >= 0]
+
+
+def _probe() -> None:
+    """A function whose type tells the build: compiled by mypyc, it is no Python function."""
+
+
+#: Whether the engine runs compiled. Only the compiled build reads codes by their characters
+#: (:class:`CodeReader`): interpreted, the reader's few operations cost more than one lookup
+#: in :func:`code_table`, which the pure build keeps.
+READ_BY_CHARACTERS: Final = not isinstance(_probe, FunctionType)
 
 
 def code_reader(notation: Notation = "spanish") -> CodeReader:

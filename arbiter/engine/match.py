@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from arbiter.engine.cards import Notation, code_reader, code_table
+from arbiter.engine.cards import READ_BY_CHARACTERS, Notation, code_reader, code_table
 from arbiter.engine.errors import ArbiterError, LogError
 from arbiter.engine.log import (
     DEFAULT_LIMITS,
@@ -287,7 +287,7 @@ class _Reader:
         players = len(self.header.players)
         notation: Notation = self.header.notation
         table = code_table(notation)
-        reader = code_reader(notation)
+        reader, by_characters = code_reader(notation), READ_BY_CHARACTERS
         state = None if record is None else record.state
         observer = self.observer
         type_key, seat_key, card_key = _event_keys(events[start])
@@ -309,7 +309,7 @@ class _Reader:
                     and kind == "play"
                 ):
                     seat: int = seat_field
-                    card = reader.card(code)
+                    card = reader.card(code) if by_characters else -1
                     if card < 0:
                         card = table.get(code, -1)
                     if card >= 0 and 0 <= seat < players:

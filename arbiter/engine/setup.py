@@ -15,11 +15,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, final
 
 from arbiter.engine.cards import (
+    READ_BY_CHARACTERS,
     Card,
     Notation,
     card_codes,
     card_suit,
     code_reader,
+    code_table,
     format_card,
     pack_mask,
     parse_card,
@@ -110,16 +112,20 @@ class _PackCounter:
         self.players = players
         self.notation = notation
         self.reader = code_reader(notation)
+        self.table = code_table(notation)
         self.taken: list[tuple[object, tuple[str | int, ...]]] = []
 
     def take_list(self, codes: object, path: tuple[str | int, ...]) -> list[Card]:
         self.taken.append((codes, path))
         if type(codes) is list:
-            reader, pack, seen = self.reader, self.pack, self.seen
+            reader, table, pack, seen = self.reader, self.table, self.pack, self.seen
+            by_characters = READ_BY_CHARACTERS
             cards = []
             for code in codes:
                 # canonical codes only: anything else takes the slow path, which knows them all
-                card = reader.card(code) if isinstance(code, str) else -1
+                if not isinstance(code, str):
+                    break
+                card = reader.card(code) if by_characters else table.get(code, -1)
                 if card < 0 or not pack >> card & 1 or seen >> card & 1:
                     break
                 seen |= 1 << card
