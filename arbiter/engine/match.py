@@ -302,16 +302,15 @@ class _Reader:
                     event.get(card_key),
                     event.get(type_key),
                 )
-                if (
-                    type(seat_field) is int
-                    and isinstance(code, str)
-                    and isinstance(kind, str)
-                    and kind == "play"
-                ):
+                if type(seat_field) is int and type(code) is str:
                     seat: int = seat_field
-                    card = reader.card(code) if by_characters else -1
-                    if card < 0:
-                        card = table.get(code, -1)
+                    # -2: not a play; -1: no card code the table knows (the slow path reports)
+                    if by_characters:  # compiled: a str comparison once the type is known
+                        card = reader.card(code) if isinstance(kind, str) and kind == "play" else -2
+                        if card == -1:  # not canonical ASCII: the table knows the rest
+                            card = table.get(code, -1)
+                    else:
+                        card = table.get(code, -1) if kind == "play" else -2
                     if card >= 0 and 0 <= seat < players:
                         if state is not None:
                             illegal = state.play(seat, card, j)
