@@ -13,7 +13,8 @@ jack (10), *caballo* the horse (11), *rey* the king (12).
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Final, Literal
+from types import FunctionType
+from typing import Final, Literal, final
 
 from arbiter.engine.errors import CardCodeError
 
@@ -177,6 +178,89 @@ def code_table(notation: Notation = "spanish") -> dict[str, Card]:
     return _PARSE_CACHE[notation]
 
 
+@final
+class CodeReader:
+    """Reads a card code by its characters: the replay's way to read the cards of a log.
+
+    A lookup in :func:`code_table` hashes the code (a string fresh from JSON has no hash yet)
+    and compares it with the key: more than half of the cost of reading a play in the compiled
+    build. The reader indexes small tables by the ``ord`` of each character instead. It knows
+    the ASCII codes of its table and nothing else: for any other string :meth:`card` gives -1,
+    and the caller asks the table (lower case, symbols) or reports the code.
+    """
+
+    __slots__ = ("ranks", "suits", "tens", "tens_lead")
+
+    def __init__(self, table: dict[str, Card]) -> None:
+        ranks, tens, suits = [-1] * 128, [-1] * 128, [-1] * 128
+        lead = -1
+        for code, card in table.items():
+            if not code.isascii():
+                continue
+            suits[ord(code[-1])] = card // 10
+            prefix = code[:-1]
+            if len(prefix) == 1:
+                ranks[ord(prefix)] = card % 10
+            elif len(prefix) == 2 and lead in (-1, ord(prefix[0])):
+                lead = ord(prefix[0])
+                tens[ord(prefix[1])] = card % 10
+            else:
+                raise ValueError(f"no character reader for the code {code!r}")
+        self.ranks: Final = _ord_table(ranks)
+        self.tens: Final = _ord_table(tens)
+        self.suits: Final = _ord_table(suits)
+        self.tens_lead: Final = lead
+        # Every code the reader accepts must be one its table holds, with the same card.
+        for code in _ascii_codes(ranks, tens, lead, suits):
+            if table.get(code) != self.card(code):
+                raise ValueError(f"the character reader disagrees with the table on {code!r}")
+
+    def card(self, code: str) -> Card:
+        """The card of a canonical ASCII code, or -1 (then ask the table)."""
+        size = len(code)
+        if size == 2:
+            r, s = ord(code[0]), ord(code[1])
+            if r < 128 and s < 128:
+                strength, suit = ord(self.ranks[r]), ord(self.suits[s])
+                if strength and suit:
+                    return suit * 10 + strength - 11
+        elif size == 3 and ord(code[0]) == self.tens_lead:
+            t, s = ord(code[1]), ord(code[2])
+            if t < 128 and s < 128:
+                strength, suit = ord(self.tens[t]), ord(self.suits[s])
+                if strength and suit:
+                    return suit * 10 + strength - 11
+        return -1
+
+
+def _ord_table(values: list[int]) -> str:
+    """A table of small ints as a string, each value v at its index as ``chr(v + 1)`` (``chr(0)``
+    for -1): the compiled build reads ``ord(table[i])`` straight from the string's buffer."""
+    return "".join(chr(v + 1) for v in values)
+
+
+def _ascii_codes(ranks: list[int], tens: list[int], lead: int, suits: list[int]) -> list[str]:
+    """Every code a :class:`CodeReader` with these tables accepts."""
+    prefixes = [chr(r) for r in range(128) if ranks[r] >= 0]
+    prefixes += [chr(lead) + chr(t) for t in range(128) if tens[t] >= 0]
+    return [p + chr(s) for p in prefixes for s in range(128) if suits[s] >= 0]
+
+
+def _probe() -> None:
+    """A function whose type tells the build: compiled by mypyc, it is no Python function."""
+
+
+#: Whether the engine runs compiled. Only the compiled build reads codes by their characters
+#: (:class:`CodeReader`): interpreted, the reader's few operations cost more than one lookup
+#: in :func:`code_table`, which the pure build keeps.
+READ_BY_CHARACTERS: Final = not isinstance(_probe, FunctionType)
+
+
+def code_reader(notation: Notation = "spanish") -> CodeReader:
+    """The :class:`CodeReader` of ``notation``'s canonical codes."""
+    return _READERS[notation]
+
+
 def format_card(card: Card, notation: Notation = "spanish") -> str:
     """A card → its canonical code in ``notation``."""
     return _CODES[notation][card]
@@ -215,3 +299,4 @@ _PARSE_CACHE: Final[dict[str, dict[str, Card]]] = {
     "spanish": {code: c for c, code in enumerate(_CODES["spanish"])},
     "french": _french_inputs(),
 }
+_READERS: Final[dict[str, CodeReader]] = {n: CodeReader(t) for n, t in _PARSE_CACHE.items()}

@@ -133,6 +133,8 @@ def name_problem(name: str) -> str | None:
     about its player, in answers, terminals and pages: printable characters only (no
     control, format or bidi-override character, no exotic space) in Unicode NFC, so that
     one name has one spelling. The character at fault is named by code point, not shown."""
+    if name.isascii() and name.isprintable():
+        return None  # ASCII is always in NFC: the common case, without the Unicode tables
     if not name.isprintable():
         char = next(c for c in name if not c.isprintable())
         what = _UNPRINTABLE.get(unicodedata.category(char), "not printable")

@@ -15,10 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, final
 
 from arbiter.engine.cards import (
+    READ_BY_CHARACTERS,
     Card,
     Notation,
     card_codes,
     card_suit,
+    code_reader,
     code_table,
     format_card,
     pack_mask,
@@ -98,7 +100,8 @@ def deal_json(
 class _PackCounter:
     """Checks cards against a pack: known code, in the pack, not seen before.
 
-    The fast path only looks codes up; when anything is off, :meth:`_explain` walks every list
+    The fast path only reads canonical codes (:class:`~arbiter.engine.cards.CodeReader`); when
+    anything else comes up, :meth:`_explain` walks every list
     taken so far again, card by card, to raise the error that names the first bad card.
     """
 
@@ -108,23 +111,39 @@ class _PackCounter:
         self.ruleset = ruleset
         self.players = players
         self.notation = notation
+        self.reader = code_reader(notation)
         self.table = code_table(notation)
         self.taken: list[tuple[object, tuple[str | int, ...]]] = []
 
     def take_list(self, codes: object, path: tuple[str | int, ...]) -> list[Card]:
         self.taken.append((codes, path))
         if type(codes) is list:
-            table, pack, seen = self.table, self.pack, self.seen
+            pack, seen = self.pack, self.seen
             cards = []
-            for code in codes:
-                card = table.get(code) if type(code) is str else None
-                if card is None or not pack >> card & 1 or seen >> card & 1:
-                    break
-                seen |= 1 << card
-                cards.append(card)
+            # Canonical codes only: anything else takes the slow path, which knows them all.
+            # Two loops, one per build, each the cheapest there (cards.READ_BY_CHARACTERS).
+            if READ_BY_CHARACTERS:
+                reader = self.reader
+                for code in codes:
+                    card = reader.card(code) if type(code) is str else -1
+                    if card < 0 or not pack >> card & 1 or seen >> card & 1:
+                        break
+                    seen |= 1 << card
+                    cards.append(card)
+                else:
+                    self.seen = seen
+                    return cards
             else:
-                self.seen = seen
-                return cards
+                table = self.table
+                for code in codes:
+                    found = table.get(code) if type(code) is str else None
+                    if found is None or not pack >> found & 1 or seen >> found & 1:
+                        break
+                    seen |= 1 << found
+                    cards.append(found)
+                else:
+                    self.seen = seen
+                    return cards
         return self._explain()
 
     def _explain(self) -> list[Card]:
