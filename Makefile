@@ -129,7 +129,8 @@ test-pure: install-test
 		tests/test_setup.py tests/test_obligations.py tests/test_declarations.py \
 		tests/test_scoring.py tests/test_illegal.py tests/test_examples.py tests/test_messages.py \
 		tests/test_properties.py tests/test_positions.py tests/test_tokens.py \
-		tests/test_service.py tests/test_api.py tests/test_build.py
+		tests/test_service.py tests/test_api.py tests/test_build.py tests/test_position_value.py \
+		tests/test_code_reader.py tests/test_frozen_corpus.py
 
 test: lint pytest test-js
 
