@@ -36,9 +36,10 @@ the marginal CPU per game of ``--jobs 1`` in the same round (its CPU on the big 
 its CPU on the small one, per game more). The batch endpoint (``POST /v1/scores/batch``,
 10,000 games a request) is measured the same way, for reference.
 
-**Memory.** ``--jobs 1`` and ``--jobs 2`` on archives of each of ``--rss-games`` (default
-10,000 and 1,000,000): the peak of the process tree's total RSS (sampled every 50 ms from
-/proc) and the largest single process's peak (``ru_maxrss``), and how long the run took.
+**Memory.** ``--jobs 1`` and ``--jobs 2``, to NDJSON and to Parquet, on archives of each of
+``--rss-games`` (default 10,000 and 1,000,000): the peak of the process tree's total RSS
+(sampled every 50 ms from /proc) and the largest single process's peak (``ru_maxrss``), and
+how long the run took. With ``--before``, each tree's peaks on each of ``--rss-games`` too.
 """
 
 from __future__ import annotations
@@ -76,6 +77,8 @@ MODES = {
     "dask local": ["--dask", "local", "--jobs", "2"],
 }
 SMALL = 200
+#: The runs of the memory part: NDJSON, then Parquet, with each number of processes.
+MEMORY_MODES = ("jobs 1", "jobs 2", "parquet jobs 1", "parquet jobs 2")
 BATCH_LINES = 10_000
 
 
@@ -305,11 +308,15 @@ def speed(
     return out
 
 
-def before_after(work: Path, games: int, distinct: int, rounds: int, before: str) -> Any:
+def before_after(
+    work: Path, games: int, distinct: int, rounds: int, before: str, sizes: Sequence[int] = ()
+) -> Any:
     """``--before PYTHON``: ``--jobs 1`` of this tree against the tree of ``PYTHON`` (the
     interpreter of another checkout's venv, main's for instance), to NDJSON and to Parquet, on
     one-deal games of both rulesets, in interleaved rounds: games/s (wall, the process's start
-    included), peak RSS, and the ratio after/before as the median of the per-round ratios."""
+    included), peak RSS, and the ratio after/before as the median of the per-round ratios.
+    Then, for each of ``sizes`` (``--rss-games``), the peak memory of each tree and format once
+    (the largest process's, and the tree's sampled from /proc)."""
     logs = [g for r in RULESETS for g in distinct_games(r, distinct // 2, seed=20240601)]
     random.Random(7).shuffle(logs)
     big = write_archive(work / "before-after.ndjson", logs, games, "ab")
@@ -343,6 +350,17 @@ def before_after(work: Path, games: int, distinct: int, rounds: int, before: str
         for fmt in ("ndjson", "parquet")
         for what, value in (("wall", per_second), ("cpu", per_cpu_second))
     }
+    out["memory"] = {}
+    for size in sizes:
+        archive = write_archive(work / f"rss-{size}.ndjson", logs, size, "rss")
+        out["memory"][str(size)] = {
+            f"{name} {fmt}": run(
+                [archive, "--jobs", "1", "--format", fmt, "--out", work / f"rss.{fmt}"], python
+            )
+            for fmt in ("ndjson", "parquet")
+            for name, python in (("before", before), ("after", sys.executable))
+        }
+        archive.unlink()
     return out
 
 
@@ -406,9 +424,11 @@ def memory(work: Path, sizes: Sequence[int], logs: list[bytes]) -> dict[str, Any
         archive = write_archive(work / f"rss-{size}.ndjson", logs, size, "rss")
         generated = time.perf_counter() - began
         out[str(size)] = {"archive_mb": archive.stat().st_size / 2**20, "generate_s": generated}
-        for mode in ("jobs 1", "jobs 2"):
-            target = work / "rss-out.ndjson"
-            out[str(size)][mode] = run([archive, *MODES[mode], "--out", target])
+        for mode in MEMORY_MODES:
+            fmt = "parquet" if mode.startswith("parquet") else "ndjson"
+            target = work / f"rss-out.{fmt}"
+            flags = MODES[mode.removeprefix("parquet ")]
+            out[str(size)][mode] = run([archive, *flags, "--format", fmt, "--out", target])
             out[str(size)][mode]["output_mb"] = target.stat().st_size / 2**20
             target.unlink()
         archive.unlink()
@@ -460,7 +480,7 @@ def report(figures: dict[str, Any]) -> None:
     if "memory" in figures:
         print("\npeak memory")
         for size, m in figures["memory"].items():
-            for mode in ("jobs 1", "jobs 2"):
+            for mode in MEMORY_MODES:
                 f = m[mode]
                 print(
                     f"{int(size):>10,} games ({m['archive_mb']:,.0f} MB) {mode}: tree "
@@ -488,7 +508,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sizes = [int(s) for s in args.rss_games.split(",") if s]
     if args.before:
         with _folder(args.workdir) as work:
-            compared = before_after(work, args.games, args.distinct, args.rounds, args.before)
+            compared = before_after(
+                work, args.games, args.distinct, args.rounds, args.before, sizes
+            )
         print(json.dumps(compared, indent=2))
         if args.json:
             args.json.write_text(json.dumps(compared, indent=2))

@@ -11,15 +11,19 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import arbiter
 from arbiter.archive import Format, Table
-from arbiter.archive.formats import DEALS, SEATS, open_writer, schema
+from arbiter.archive.formats import DEALS, SEATS, json_rows, open_writer, schema
 from arbiter.archive.inputs import expand
 from arbiter.archive.records import ScoringConfig
 from arbiter.archive.runner import Job, Sink, run_here
@@ -195,3 +199,74 @@ def test_the_pages_examples_answer_on_real_outputs(
     renuncios = figures["renuncios"]["total"]
     csv_only = pd.read_csv("scores.csv", keep_default_na=False, na_values=[""])
     assert int(csv_only["renuncios"].sum()) == renuncios
+
+
+#: Runs ``arbiter score`` in this process (its arguments after ``--``), then says which of
+#: pandas and pyarrow it imported.
+_IMPORTED = """
+import sys
+from arbiter.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(" ".join(name for name in ("pandas", "pyarrow") if name in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_parquet_output_does_not_import_pandas(tmp_path: Path, jobs: str) -> None:
+    """pyarrow.array() imports pandas (some 50 MB) when it is installed, to look for pandas
+    values; the Parquet writer does without it."""
+    pytest.importorskip("pandas")  # installed, or there would be nothing to show
+    path = tmp_path / "games.ndjson"
+    path.write_bytes(ndjson(mixed_lines(30, seed=41)))
+    out = tmp_path / "scores.parquet"
+    args = ["score", str(path), "--format", "parquet", "--out", str(out), "--quiet", "--jobs", jobs]
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTED, *args], capture_output=True, check=False, timeout=180
+    )
+    assert done.stdout.decode().split() == ["pyarrow"], done.stderr.decode()
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out).num_rows > 30  # it wrote the rows
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(
+    ['\n{"id":1}', "}\n{", '"', "\\", "\u2028"]
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            _TEXT.filter(bool),
+            st.lists(st.tuples(_TEXT, st.none() | st.integers(-(2**31), 2**31 - 1)), max_size=3),
+        ),
+        max_size=8,
+    )
+)
+def test_parquet_rows_come_back_as_written(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[tuple[str, list[tuple[str, Any]]]]
+) -> None:
+    """Rows go to Arrow as JSON lines, each line's head (id, source, file, line) put in front
+    of each of its rows: whatever their text holds (newlines, braces, quotes), every row comes
+    back with its own head and values."""
+    out = tmp_path_factory.mktemp("rows") / "rows.parquet"
+    writer = open_writer(Format.PARQUET, out, table=Table.SEATS)
+    want = []
+    for number, (ident, seats) in enumerate(lines, start=1):
+        source = f"in\n{{put}}.ndjson:{number}"
+        rows = []
+        for player, total in seats:
+            values: dict[str, Any] = dict.fromkeys(c.name for c in SEATS)
+            where = {"id": ident, "source": source, "file": "in\n{put}.ndjson", "line": number}
+            values |= where | {"player": player, "total": total, "seat": 1, "won": True}
+            rows.append(tuple(values[c.name] for c in SEATS[4:]))
+            want.append(values)
+        writer.write(ident, source, json_rows(rows, Table.SEATS))
+    writer.close()
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out).to_pylist() == want

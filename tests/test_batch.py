@@ -411,3 +411,20 @@ def test_a_bad_first_line_is_a_400_naming_it(value: str) -> None:
     )
     assert answer.status_code == 400 and answer.content_type == PROBLEM_JSON
     assert answer.get_json()["errors"][0]["pointer"] == "/first_line"
+
+
+@pytest.mark.parametrize("first_line", [1, 4_000_000_001])
+def test_every_answer_line_has_its_line_number_in_source(first_line: int) -> None:
+    """``id`` is the log's own (a string) or, without one, the line number (an integer): a
+    client that keys its lines by one type reads ``source``, always the line's number."""
+    lines = mixed_lines(12, seed=43)
+    answer = make_client().post(
+        f"{BATCH}?first_line={first_line}", data=ndjson(lines), headers={"Content-Type": NDJSON}
+    )
+    got = lines_of(answer.get_data())
+    numbers = [first_line + n for n, line in enumerate(lines) if line.strip()]
+    assert [line["source"] for line in got] == numbers
+    assert all(type(line["source"]) is int for line in got)
+    assert all(isinstance(line["id"], str) or line["id"] == line["source"] for line in got)
+    own = {line["id"] for line in got if isinstance(line["id"], str)}
+    assert {"game-43-0", "game-43-5", "game-43-10"} <= own  # game_lines' ids: their own

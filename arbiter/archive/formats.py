@@ -4,8 +4,13 @@ seat of each deal (:attr:`Table.SEATS`: who played, their total, their renuncios
 obligation, whether they won).
 
 A worker encodes each scored line into a *payload* (:func:`payload`): the JSON of its body for
-NDJSON, its rows (without the columns of where the line was) for the tables; the process that
-writes adds ``id``, ``source``, ``file`` and ``line``, which only it knows (:class:`Writer`).
+NDJSON, its rows (without the columns of where the line was) for CSV, and those rows as JSON
+objects, one a line, for Parquet (bytes: what a worker sends back costs one copy, not the
+pickling of every cell); the process that writes adds ``id``, ``source``, ``file`` and
+``line``, which only it knows (:class:`Writer`). The Parquet writer turns its rows into
+columns with Arrow's own JSON reader, typed by the schema: no Python object per cell, and
+none of ``pyarrow.array``'s checks for pandas values, which import pandas (some 50 MB) when it
+is installed.
 The columns are declared once (:data:`DEALS`, :data:`SEATS`: name, type, meaning): the CSV
 header, the Parquet schema and its file metadata come from them, and docs/archives.md lists
 them (a test compares). Every file has the same schema whatever it holds: a column is typed
@@ -25,7 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 import orjson
 
 from arbiter.archive import Format, Table
-from arbiter.archive.records import Scored, Source, encode_body, stamp
+from arbiter.archive.records import Scored, Source, encode_body, stamp, stamped
 from arbiter.contract import clip
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS
@@ -85,6 +90,13 @@ SEATS: Final = (
 _NEVER_NULL: Final = ("id", "source", "line")
 #: The per-deal table's column names.
 COLUMNS: Final = tuple(column.name for column in DEALS)
+#: The columns of where a line was, which the writer adds to its rows: id, source, file, line.
+_HEAD: Final = 4
+#: The names of a row's values (:data:`Row`: without the columns of where the line was).
+_ROW_NAMES: Final = {
+    table: tuple(column.name for column in declared[_HEAD:])
+    for table, declared in ((Table.DEALS, DEALS), (Table.SEATS, SEATS))
+}
 #: Bytes of NDJSON lines gathered before they are written.
 NDJSON_BYTES: Final = 1 << 20
 #: Rows buffered before a Parquet row group is written.
@@ -92,17 +104,39 @@ PARQUET_ROWS: Final = 65536
 
 #: A row without its id, source, file and line.
 Row = tuple[Any, ...]
+#: What a worker sends back for one line (:func:`payload`); where lines are written as they
+#: are scored, an NDJSON line is the :class:`Scored` itself (:func:`local_payload`).
+Payload = bytes | list[Row] | Scored
 
 
 def columns(table: Table) -> tuple[Column, ...]:
     return DEALS if table is Table.DEALS else SEATS
 
 
-def payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> bytes | list[Row]:
-    """What a worker sends back for one line: the body's JSON, or its rows."""
+def payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
+    """What a worker sends back for one line: the body's JSON (NDJSON), its rows (CSV), or
+    its rows as JSON objects, each ended by a newline (Parquet: :func:`json_rows`)."""
     if fmt is Format.NDJSON:
         return encode_body(scored)
-    return rows(scored) if table is Table.DEALS else seat_rows(scored)
+    found = rows(scored) if table is Table.DEALS else seat_rows(scored)
+    if fmt is Format.PARQUET:
+        return json_rows(found, table)
+    return found
+
+
+def local_payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
+    """What a line scored in the process that writes it hands to the writer: for NDJSON the
+    :class:`Scored` itself (the writer encodes the whole line at once: :func:`stamped`),
+    else its :func:`payload`."""
+    return scored if fmt is Format.NDJSON else payload(fmt, scored, table)
+
+
+def json_rows(found: list[Row], table: Table) -> bytes:
+    """Rows as JSON objects keyed by their columns (past the four of where the line was), one
+    a line: what :class:`ParquetWriter` reads (a JSON text never holds a raw newline, so
+    ``\\n{`` can only start a row)."""
+    names = _ROW_NAMES[table]
+    return b"".join([orjson.dumps(dict(zip(names, row, strict=True))) + b"\n" for row in found])
 
 
 def rows(scored: Scored) -> list[Row]:
@@ -186,7 +220,7 @@ def where(source: Source) -> tuple[str | None, int]:
 class Writer(Protocol):
     """Where the lines of a run (or of one input) go."""
 
-    def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None: ...
+    def write(self, given_id: str | None, source: Source, data: Payload) -> None: ...
 
     def flush(self) -> int | None:
         """Everything written so far handed to the file; the bytes the file then holds (None:
@@ -205,9 +239,12 @@ class NdjsonWriter:
         self._lines: list[bytes] = []
         self._size = 0
 
-    def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
-        assert isinstance(data, bytes)
-        line = stamp(given_id, source, data)
+    def write(self, given_id: str | None, source: Source, data: Payload) -> None:
+        if isinstance(data, Scored):
+            line = stamped(data, source)
+        else:
+            assert isinstance(data, bytes)
+            line = stamp(given_id, source, data)
         self._lines.append(line)
         self._size += len(line)
         if self._size >= NDJSON_BYTES:
@@ -246,7 +283,7 @@ class CsvWriter:
         if header:
             self._csv.writerow(column.name for column in columns(table))
 
-    def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
+    def write(self, given_id: str | None, source: Source, data: Payload) -> None:
         assert isinstance(data, list)
         ident = source if given_id is None else given_id
         file, line = where(source)
@@ -277,35 +314,58 @@ def _cell(value: Any) -> Any:
 
 
 class ParquetWriter:
-    """Rows in row groups of :data:`PARQUET_ROWS`: memory holds one group at most."""
+    """Rows in row groups of :data:`PARQUET_ROWS`: memory holds one group at most. The rows
+    come as JSON lines (:func:`json_rows`); each gets its ``id``, ``source``, ``file`` and
+    ``line`` in front, and a group's lines become its columns in Arrow's JSON reader (in C++,
+    typed by :func:`schema`, on this thread: ``--jobs`` says how many cores a run takes)."""
 
     def __init__(self, path: Path, table: Table = Table.DEALS) -> None:
+        import pyarrow.json
         import pyarrow.parquet as pq
 
         self._pa = _arrow()
+        self._json = pyarrow.json
         self._schema = schema(table)
+        self._names = self._schema.names
         self._writer: pyarrow.parquet.ParquetWriter = pq.ParquetWriter(str(path), self._schema)
-        self._rows: list[Row] = []
+        self._options = pyarrow.json.ParseOptions(
+            explicit_schema=self._schema, unexpected_field_behavior="error"
+        )
+        self._text = bytearray()  # the group's rows as JSON lines, appended in place
+        self._count = 0
 
-    def write(self, given_id: str | None, source: Source, data: bytes | list[Row]) -> None:
-        assert isinstance(data, list)
+    def write(self, given_id: str | None, source: Source, data: Payload) -> None:
+        assert isinstance(data, bytes)
+        if not data:
+            return
         ident = source if given_id is None else given_id
         file, line = where(source)
-        head = (ident, str(source), file, line)
-        self._rows += [(*head, *row) for row in data]
-        if len(self._rows) >= PARQUET_ROWS:
+        where_from = {"id": str(ident), "source": str(source), "file": file, "line": line}
+        head = orjson.dumps(where_from)[:-1] + b","  # the object left open for the row
+        # every row of the line gets the head (a row starts the payload or follows a newline)
+        self._text += head
+        self._text += data[1:].replace(b"\n{", b"\n" + head)
+        self._count += data.count(b"\n")
+        if self._count >= PARQUET_ROWS:
             self._flush()
 
     def _flush(self) -> None:
-        """The rows turned into columns (one ``zip``, in C) and written as a row group."""
-        if self._rows:
-            columns = zip(*self._rows, strict=True)
-            arrays = [
-                self._pa.array(values, type=kind)
-                for values, kind in zip(columns, self._schema.types, strict=True)
-            ]
-            self._writer.write_table(self._pa.Table.from_arrays(arrays, schema=self._schema))
-            self._rows = []
+        """The rows read into columns and written as a row group."""
+        if not self._count:
+            return
+        text, self._text, self._count = self._text, bytearray(), 0
+        # one block for the whole group: one record batch, read on this thread (the buffer is
+        # the bytearray's own memory, not a copy)
+        options = self._json.ReadOptions(use_threads=False, block_size=len(text) + 1)
+        read = self._json.read_json(
+            self._pa.py_buffer(text), read_options=options, parse_options=self._options
+        )
+        del text
+        # the schema's own fields (nulls not allowed in some, its metadata), in its order
+        group = self._pa.Table.from_arrays(
+            [read.column(name) for name in self._names], schema=self._schema
+        )
+        self._writer.write_table(group)
 
     def flush(self) -> int | None:
         return None  # a Parquet file is readable only once its footer is written

@@ -140,17 +140,19 @@ class Scorer:
             limit = self.config.max_line_bytes
             message = f"the line has {text.size} bytes, over the limit of {limit}"
             return Scored(index, None, self._error(LineError.TOO_LONG, message))
-        if is_blank(text):
+        if not text.strip(JSON_SPACE):  # blank (is_blank, without a second type check)
             return None
         try:
             log = loads(text)
         except JsonTextError as err:
             return Scored(index, None, self._error(LineError.NOT_JSON, str(err)))
-        if not isinstance(log, dict):
+        if type(log) is not dict:  # orjson makes dicts, never a subclass
             message = "a line must be a JSON object: a game log"
             return Scored(index, None, self._error(LineError.NOT_A_LOG, message))
         given_id = log.get("id")
-        if "id" in log and not (isinstance(given_id, str) and 0 < len(given_id) <= MAX_ID_LENGTH):
+        if (given_id is not None or "id" in log) and not (
+            type(given_id) is str and 0 < len(given_id) <= MAX_ID_LENGTH
+        ):
             message = f"must be a string of 1 to {MAX_ID_LENGTH} characters"
             return Scored(index, None, self._error(LineError.INVALID_ID, message, "/id"))
         return Scored(index, given_id, *self._scores(log))
@@ -189,6 +191,16 @@ def stamp(given_id: str | None, source: Source, body: bytes) -> bytes:
 def encode_body(scored: Scored) -> bytes:
     """The body of a line as JSON, for :func:`stamp`."""
     return orjson.dumps(scored.body)
+
+
+def stamped(scored: Scored, source: Source) -> bytes:
+    """The line of :func:`stamp` encoded at once (one ``orjson.dumps``, its newline
+    included): a line written where it was scored needs no body encoded on its own."""
+    ident = source if scored.given_id is None else scored.given_id
+    return orjson.dumps({"id": ident, "source": source, **scored.body}, option=_NEWLINE)
+
+
+_NEWLINE: Final = orjson.OPT_APPEND_NEWLINE
 
 
 def record(scored: Scored, source: Source) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from arbiter.archive import Format, Table
-from arbiter.archive.formats import Row, Writer, payload
+from arbiter.archive.formats import Payload, Writer, local_payload, payload
 from arbiter.archive.inputs import (
     Input,
     InputError,
@@ -45,7 +45,6 @@ T = TypeVar("T")
 #: about a thousand games, a few tens of milliseconds of scoring.
 BLOCK_BYTES = 2 * 1024 * 1024
 
-Payload = bytes | list[Row]
 #: A line of a piece as a worker sends it back: its index in the piece, the id its log gave
 #: (None: none), its payload.
 Item = tuple[int, str | None, Payload]
@@ -85,29 +84,29 @@ def scored_lines(piece: Piece, scorer: Scorer) -> Generator[Scored, None, tuple[
     return lines, None
 
 
-def each(lines: Generator[Scored, None, T], use: Callable[[Scored], None]) -> T:
-    """``use`` every line of ``lines``; what the generator returns."""
-    while True:
-        try:
-            scored = next(lines)
-        except StopIteration as stop:
-            done: T = stop.value
-            return done
-        use(scored)
-
-
 def score_piece(
     piece: Piece, scorer: Scorer, use: Callable[[PieceResult, Scored], None]
 ) -> PieceResult:
     """The result of ``piece``, its summary filled in, after ``use(result, line)`` of every
     scored line."""
+    # scored_lines, inlined: once per line of a run, each call and generator step costs
     result = PieceResult(piece.input, 0, piece.size, end=piece.end)
-
-    def counted(scored: Scored) -> None:
-        result.summary.add(scored)
-        use(result, scored)
-
-    result.lines, result.problem = each(scored_lines(piece, scorer), counted)
+    add, score = result.summary.add, scorer.score
+    one_log = piece.kind is Kind.JSON
+    lines = 0
+    try:
+        for index, text in enumerate(read_piece(piece, scorer.config.max_line_bytes)):
+            lines = index + 1
+            scored = score(index, text)
+            if scored is None:
+                if not one_log:
+                    continue
+                scored = scorer.no_log(index)
+            add(scored)
+            use(result, scored)
+    except InputError as err:
+        result.problem = str(err)
+    result.lines = lines
     return result
 
 
@@ -284,8 +283,10 @@ def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     outcome = Outcome.of(job)
     scorer = Scorer.of(job.config)
 
+    fmt, table, put = job.fmt, job.table, job.sink.put
+
     def write(_: PieceResult, s: Scored) -> None:
-        job.sink.put(s.index, s.given_id, payload(job.fmt, s, job.table))
+        put(s.index, s.given_id, local_payload(fmt, s, table))
 
     max_line = job.config.max_line_bytes
     for task in plan(job.inputs, block, max_line, workers_read_gzip=False, resume=job.resume):

@@ -40,27 +40,34 @@ class Summary:
     rulesets: Counter[str] = field(default_factory=Counter)
 
     def add(self, scored: Scored) -> None:
+        # Once per game of a run: what it reads is bound to locals, and a deal without
+        # renuncios (most of them) costs no loop.
         self.games += 1
-        error = scored.error
+        body = scored.body
+        error = body.get("error")
         if error is not None:
             self.statuses[ERROR] += 1
             self.errors[error["title"]] += 1
             return
-        body = scored.body
         self.statuses[body["status"]] += 1
-        self.rulesets[scored.ruleset or ""] += 1
+        ruleset = scored.ruleset or ""
+        self.rulesets[ruleset] += 1
         deals = body["deals"]
         self.deals += len(deals)
+        outcomes = self.outcomes
         renuncios = 0
         for deal in deals:
             outcome = deal["outcome"]
-            self.outcomes[UNFINISHED if outcome is None else outcome["reason"]] += 1
-            for violation in deal["violations"]:
-                self.renuncios[(scored.ruleset or "", violation["obligation"])] += 1
-                renuncios += 1
-        if body["illegal"] is not None:
-            self.illegal[body["illegal"]["code"]] += 1
-        if renuncios or body["illegal"] is not None:
+            outcomes[UNFINISHED if outcome is None else outcome["reason"]] += 1
+            violations = deal["violations"]
+            if violations:
+                for violation in violations:
+                    self.renuncios[(ruleset, violation["obligation"])] += 1
+                renuncios += len(violations)
+        illegal = body["illegal"]
+        if illegal is not None:
+            self.illegal[illegal["code"]] += 1
+        if renuncios or illegal is not None:
             self.breaches += 1
 
     def merge(self, other: Summary) -> None:
