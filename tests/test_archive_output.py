@@ -60,3 +60,47 @@ def test_a_gzip_output_cut_at_a_checkpoint_continues_to_the_same_bytes(
     again = io.BytesIO(complete[: ends[cut]])
     again.seek(0, io.SEEK_END)
     assert written(pieces[cut + 1 :], again)[1] == complete
+
+
+def test_large_inputs_are_checksummed_beside_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An input from output._BESIDE_BYTES is checksummed on a thread while it is scored, not
+    at its end: the manifest says the same SHA-256 of every input, and an input that cannot
+    be read for it fails the run as it did."""
+    import hashlib
+
+    import orjson
+
+    from arbiter.archive import output
+    from arbiter.cli import main
+
+    monkeypatch.setattr(output, "_BESIDE_BYTES", 1)  # every input here
+    started: list[str] = []
+    real = output._Checksum.__init__
+
+    def spy(self: output._Checksum, path: str) -> None:
+        started.append(path)
+        real(self, path)
+
+    monkeypatch.setattr(output._Checksum, "__init__", spy)
+    inputs = []
+    for n in range(3):
+        path = tmp_path / f"in{n}.ndjson"
+        path.write_bytes(ndjson(game_lines(5 + n, seed=60 + n)))
+        inputs.append(path)
+    out = tmp_path / "scores.ndjson"
+    status = main(["score", *map(str, inputs), "--out", str(out), "--quiet", "--jobs", "1"])
+    assert status in (0, 1)
+    manifest = orjson.loads((tmp_path / "scores.ndjson.manifest.json").read_bytes())
+    said = [entry["sha256"] for entry in manifest["inputs"]]
+    assert said == [hashlib.sha256(path.read_bytes()).hexdigest() for path in inputs]
+    assert started == [str(path) for path in inputs]
+
+
+def test_a_checksum_beside_the_run_gives_its_error_to_the_run(tmp_path: Path) -> None:
+    from arbiter.archive import output
+
+    beside = output._Checksum(str(tmp_path / "gone.ndjson"))
+    with pytest.raises(FileNotFoundError):
+        beside.result()
