@@ -134,10 +134,17 @@ class Measured:
     its tree's RSS sampled every 50 ms until :meth:`finish`."""
 
     def __init__(self, args: Sequence[str | Path], python: str = sys.executable) -> None:
-        command = [python, "-m", "arbiter.cli", "score", *map(str, args), "--quiet"]
+        # paths made absolute, and the command run from the temporary folder: ``-m`` puts the
+        # current folder first on sys.path, and from a checkout's root every interpreter
+        # (``--before``'s too) would import that checkout's arbiter instead of its own
+        paths = [str(a.absolute()) if isinstance(a, Path) else a for a in args]
+        command = [python, "-m", "arbiter.cli", "score", *paths, "--quiet"]
         self.began = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _MEASURED, *command], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", _MEASURED, *command],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=tempfile.gettempdir(),
         )
         self.peak = 0
         self._done = threading.Event()
