@@ -36,6 +36,7 @@ from tests.browser_support import (
     server,
 )
 from tests.test_editor import CODE, READ_TEXTS, Editor
+from tests.test_editor_layout import around_the_table, keep_shot, layout, overflows
 
 __all__ = ["browser", "page", "server"]  # the fixtures this module uses
 
@@ -163,6 +164,12 @@ def test_a_renuncio_found_from_the_disputed_trick(page: Page, size: str, lang: s
         for k in ("tricks", "renuncios", "cantes", "exchanges", "stock", "match")
     ]
     assert codes_in_page(editor) == set()
+    shown = layout(editor)
+    assert overflows(shown) == []
+    if size == "laptop":
+        assert around_the_table(shown) == []  # the same table round the trick
+    if lang == "es":
+        keep_shot(page.screenshot(f"editor-position-{size}-es.png", SIZES[size], keep=True))
     if size == "phone" and lang == "es":
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "editor-position.json").write_text(

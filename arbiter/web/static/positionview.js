@@ -47,7 +47,10 @@ function factsLine(ctx, view) {
   );
 }
 
-function trickNow(ctx, view) {
+/** The trick on the table; the card of a renuncio that stopped play is shown on it, marked
+ *  (the referee gives no position after it: the table is drawn as it was, plus that card). */
+function trickNow(ctx, view, renuncio) {
+  const plays = renuncio ? [...view.trick.plays, renuncio.move] : view.trick.plays;
   return el(
     "section",
     { class: "table-now", "aria-label": t("step.table") },
@@ -55,10 +58,13 @@ function trickNow(ctx, view) {
     el(
       "div",
       { class: "plays" },
-      ...view.trick.plays.map((play) =>
+      ...plays.map((play) =>
         el(
           "figure",
-          { class: "play", "data-seat": play.seat },
+          {
+            class: `play${renuncio?.move === play ? " offending" : ""}`,
+            "data-seat": play.seat,
+          },
           cardElement(play.card, ctx.deck),
           el("figcaption", { text: seatName(ctx, play.seat) }),
         ),
@@ -67,7 +73,8 @@ function trickNow(ctx, view) {
   );
 }
 
-function seatPanel(ctx, view, seat, onMove, open) {
+function seatPanel(ctx, run, seat, onMove, open) {
+  const { view } = run;
   const acting = open && view.turn === seat;
   const name = seatName(ctx, seat);
   const cards = el("div", {
@@ -76,7 +83,8 @@ function seatPanel(ctx, view, seat, onMove, open) {
     "aria-label": t("play.hand_of", { name }),
   });
   // every seat's cards can be tapped: a card played out of turn is refused with the reason
-  for (const code of view.hands[seat]) {
+  const played = run.stopped && run.renuncio.move.seat === seat ? run.renuncio.move.card : null;
+  for (const code of view.hands[seat].filter((card) => card !== played)) {
     const control = cardButton(
       code,
       ctx.deck,
@@ -194,7 +202,7 @@ export function renderPositionPlay(ctx, run, handlers) {
       text: t("position.play_heading", { ruleset: t(`ruleset.${ctx.ruleset.name}`) }),
     }),
     factsLine(ctx, view),
-    trickNow(ctx, view),
+    trickNow(ctx, view, run.stopped ? run.renuncio : null),
     verdict,
     acting === null
       ? el("p", {
@@ -202,7 +210,7 @@ export function renderPositionPlay(ctx, run, handlers) {
           text: t(run.stopped ? "position.stopped_short" : "play.over"),
         })
       : el("p", { class: "turn-line", text: t("play.turn", { name: seatName(ctx, acting) }) }),
-    acting === null ? null : seatPanel(ctx, view, acting, handlers.onMove, open),
+    acting === null ? null : seatPanel(ctx, run, acting, handlers.onMove, open),
     el(
       "div",
       { class: "play-controls" },
@@ -218,7 +226,7 @@ export function renderPositionPlay(ctx, run, handlers) {
       { class: "seats" },
       ...seats
         .filter((seat) => seat !== acting)
-        .map((seat) => seatPanel(ctx, view, seat, handlers.onMove, open)),
+        .map((seat) => seatPanel(ctx, run, seat, handlers.onMove, open)),
     ),
     rulingFromPosition(ctx, run),
   );
