@@ -1,12 +1,13 @@
 """The table editor's play on a laptop: each seat's hand round the trick, in a real browser
 (tests/browser_support.py) — for tables of 2, 3, 4 and 5 seats, each hand on its side of the
 trick area (checked by the elements' boxes) and nothing wider than the window; on a phone
-(390×844) the one column of before, still nothing wider than the window. Screenshots go to
+(390x844) the one column of before, still nothing wider than the window. Screenshots go to
 ``test-artifacts/screenshots/`` (and, when ``ARBITER_SHOTS`` names a folder, there too).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -119,7 +120,7 @@ def at_play(page: Page, seats: int, lang: str = "es") -> Editor:
 
 @pytest.mark.parametrize("seats", sorted(TABLES))
 def test_on_a_laptop_the_hands_sit_round_the_trick(page: Page, seats: int) -> None:
-    """Done when: on a laptop (1366×768) each seat's hand is on its side of the trick area —
+    """Done when: on a laptop (1366x768) each seat's hand is on its side of the trick area —
     2, 3, 4 and 5 seats — every seat shown once, and nothing overflows."""
     page.viewport(LAPTOP)
     editor = at_play(page, seats)
@@ -135,7 +136,7 @@ def test_on_a_laptop_the_hands_sit_round_the_trick(page: Page, seats: int) -> No
 
 @pytest.mark.parametrize("seats", sorted(TABLES))
 def test_on_a_phone_the_table_stays_one_column(page: Page, seats: int) -> None:
-    """Done when: on a phone (390×844) the play is the one column it was — the trick, then the
+    """Done when: on a phone (390x844) the play is the one column it was — the trick, then the
     hands one under another, each the table's width — and nothing overflows."""
     page.viewport(PHONE)
     editor = at_play(page, seats)
@@ -143,7 +144,7 @@ def test_on_a_phone_the_table_stays_one_column(page: Page, seats: int) -> None:
     assert shown["display"] != "grid"
     boxes = [s["box"] for s in shown["seats"]]
     assert all(b["top"] >= shown["trick"]["bottom"] for b in boxes)
-    for upper, lower in zip(boxes, boxes[1:], strict=False):
+    for upper, lower in itertools.pairwise(boxes):
         assert lower["top"] >= upper["bottom"] - 0.5  # one under another
     assert all(b["width"] > shown["table"]["width"] * 0.8 for b in boxes)
     assert overflows(shown) == []

@@ -158,7 +158,7 @@ def test_a_renuncio_found_from_the_disputed_trick(page: Page, size: str, lang: s
     assert verdict["verdict"] == "renuncio", verdict
     ruling = position_ruling(editor)
     assert ruling["verdicts"] == ["renuncio"] and ruling["stopped"]
-    words = UI[lang]
+    words = UI["es" if lang == "es" else "en"]
     assert ruling["unknown"] == [
         words[f"position.unknown.{k}"]
         for k in ("tricks", "renuncios", "cantes", "exchanges", "stock", "match")
