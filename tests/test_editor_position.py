@@ -91,6 +91,7 @@ def position_table(editor: Editor, position: dict[str, Any]) -> None:
         if select.first_selected_option.get_attribute("value") != str(leader):
             select.select_by_value(str(leader))
             editor.taps += 1
+    assert codes_in_page(editor) == set()  # the form's own questions, in words
     editor.tap("#to-cards")
 
 
@@ -149,6 +150,7 @@ def test_a_renuncio_found_from_the_disputed_trick(page: Page, size: str, lang: s
     position_table(editor, position)
     assert editor.phase() == "cards"
     position_cards(editor, position)
+    assert codes_in_page(editor) == set()
     editor.tap("#start-play")
     assert editor.phase() == "play", editor.driver.find_element(By.ID, "editor").text[:600]
     assert position_ruling(editor)["verdicts"] == []
