@@ -206,6 +206,8 @@ def test_a_fault_in_the_position_is_said_beside_its_place(page: Page, lang: str)
     text = editor.driver.execute_script(READ_TEXTS)
     assert "/position" not in text and not re.search(r"/hands/\d", text)
     assert codes_in_page(editor) == set()
+    if lang == "es":
+        keep_shot(page.screenshot("editor-position-fault-phone-es.png", PHONE, keep=True))
     no_console_errors(page, ("status of 422",))  # the refusal itself, as the network logs it
 
 
