@@ -133,8 +133,14 @@ def position_ruling(editor: Editor) -> dict[str, Any]:
     return found
 
 
+#: A value of the script's shown as text ("null" where nothing was meant).
+LEAKED = re.compile(r"\b(null|undefined|NaN|\[object Object\])")
+
+
 def codes_in_page(editor: Editor) -> set[str]:
-    return set(CODE.findall(editor.driver.execute_script(READ_TEXTS)))
+    """The codes (and the script's values) among every text a person can see or hear."""
+    text = editor.driver.execute_script(READ_TEXTS)
+    return set(CODE.findall(text)) | set(LEAKED.findall(text))
 
 
 @pytest.mark.parametrize(

@@ -250,6 +250,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "cards): play from here, or tap a place to fill it."
         ),
         "page.position.start": "Play from here",
+        "page.position.complete": "Every place the referee needs is filled.",
         "page.position.faults": (
             "The referee cannot start from this position; what to correct is said beside each "
             "place:"
@@ -751,6 +752,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "menos cartas): juega desde aquí, o toca un sitio para llenarlo."
         ),
         "page.position.start": "Jugar desde aquí",
+        "page.position.complete": "Están todos los sitios que el árbitro necesita.",
         "page.position.faults": (
             "El árbitro no puede empezar desde esta posición; lo que hay que corregir se dice "
             "junto a cada sitio:"

@@ -39,7 +39,9 @@ export function missingText(words, entry, names) {
   const parts = entry
     .missing()
     .map((m) => words.t(m.key, { place: placeName(words, m.target, names), count: m.count }));
-  if (!parts.length) return words.t("entry.complete");
+  if (!parts.length) {
+    return words.t(entry.mode === "position" ? "position.complete" : "entry.complete");
+  }
   return words.t("entry.missing", { parts: parts.join("; ") });
 }
 

@@ -74,7 +74,7 @@ function moveButton(entry, names, code, update) {
 
 /** What the page filled in by itself: the last hand (null: nothing). */
 function filledNote(filled, names) {
-  if (!filled) return null;
+  if (!filled) return ""; // nothing (replaceChildren would write a null as the text "null")
   return el("p", {
     class: "notice",
     id: "entry-filled",
