@@ -219,7 +219,7 @@ def test_a_fault_in_the_position_is_said_beside_its_place(page: Page, lang: str)
 
 def test_a_reload_keeps_the_position_entry_and_its_moves(page: Page) -> None:
     """Done when: a reload keeps the position being entered, and once in play, the moves made
-    from it (played again from the position)."""
+    from it (played again from the position); Back and Forward step between them."""
     page.viewport(PHONE)
     _, move, position = disputed(page)
     editor = Editor(page, "es")
@@ -245,4 +245,9 @@ def test_a_reload_keeps_the_position_entry_and_its_moves(page: Page) -> None:
     editor.until_idle(0)
     assert editor.phase() == "play"
     assert position_ruling(editor)["verdicts"] == ["renuncio"]
+    # Back: the step before the renuncio (the position as entered); Forward: the renuncio again
+    editor.driver.back()
+    editor.page.until(lambda _: (position_ruling(editor) or {}).get("verdicts") == [])
+    editor.driver.forward()
+    editor.page.until(lambda _: (position_ruling(editor) or {}).get("verdicts") == ["renuncio"])
     no_console_errors(page)

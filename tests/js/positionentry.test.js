@@ -4,7 +4,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
+import {
+  readDraftFragment,
+  restoreInto,
+  snapshotOf,
+  writeDraftFragment,
+} from "../../arbiter/web/static/draft.js";
+import { EditorState, headerOf } from "../../arbiter/web/static/editorstate.js";
 import { tableOf } from "../../arbiter/web/static/entry.js";
+import { MoveLine } from "../../arbiter/web/static/moveline.js";
 import {
   PositionEntry,
   faultsByPlace,
@@ -95,4 +103,27 @@ test("each pointer of a position names the place the person typed", () => {
   for (const [pointer, place] of Object.entries(cases)) {
     assert.equal(placeOfPointer(pointer, settings), place, pointer);
   }
+});
+
+test("a position start's draft gives back its entry and moves, through the address", async () => {
+  const { move, position } = await disputed();
+  const state = new EditorState(DATA, words, service);
+  state.draftId = "p1";
+  const choice = { ...choiceOf(position), count: 4, notation: "spanish", options: {} };
+  state.chooseTable(choice);
+  const { entry } = entered(position);
+  state.entry.slots = structuredClone(entry.slots);
+  state.line = new MoveLine([move]);
+  state.phase = "play";
+  const draft = readDraftFragment(writeDraftFragment(snapshotOf(state)));
+  const back = restoreInto(new EditorState(DATA, words, service), draft, headerOf);
+  assert.ok(back.entry instanceof PositionEntry);
+  assert.deepEqual(back.entry.slots, entry.slots);
+  assert.deepEqual(back.entry.settings, entry.settings);
+  assert.deepEqual(back.line.moves, [move]);
+  assert.equal(back.phase, "play");
+  assert.deepEqual(
+    positionOf(headerOf(DATA, back.choice), back.entry),
+    positionOf(headerOf(DATA, choice), entry),
+  );
 });
