@@ -256,7 +256,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "place:"
         ),
         "page.position.place_form": "the table",
-        "page.position.fault.hand_size": "{name} holds {count} cards at this point.",
+        "page.position.fault.hand_size": "{name} must hold {count} cards at this point.",
         "page.position.fault.twice": "{card} is already in {place}: a card is given only once.",
         "page.position.fault.not_in_pack": "{card} is not in this ruleset's pack.",
         "page.position.fault.plays_here": "{name} plays here: the cards go round the table.",
@@ -758,7 +758,7 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "junto a cada sitio:"
         ),
         "page.position.place_form": "la mesa",
-        "page.position.fault.hand_size": "{name} tiene {count} cartas en este momento.",
+        "page.position.fault.hand_size": "{name} debe tener {count} cartas en este momento.",
         "page.position.fault.twice": "{card} ya está en {place}: cada carta se da una sola vez.",
         "page.position.fault.not_in_pack": "{card} no es de la baraja de esta modalidad.",
         "page.position.fault.plays_here": "Aquí juega {name}: las cartas van por turno.",

@@ -80,7 +80,7 @@ test("a fault in the position comes back in words beside its place, with no poin
     (id) => id,
   );
   assert.deepEqual([...places.keys()], ["hand-1"]);
-  assert.match(places.get("hand-1")[0], /^bea tiene \d+ cartas en este momento\.$/);
+  assert.match(places.get("hand-1")[0], /^bea debe tener \d+ cartas en este momento\.$/);
   assert.deepEqual(general, []);
   for (const text of [...places.values()].flat()) assert.doesNotMatch(text, /\/|seat|_/);
 });
