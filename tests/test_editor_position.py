@@ -148,7 +148,8 @@ def codes_in_page(editor: Editor) -> set[str]:
 )
 def test_a_renuncio_found_from_the_disputed_trick(page: Page, size: str, lang: str) -> None:
     """Done when: a position-start deal is entered and ruled — the renuncio of the tute-4p
-    example found from its trick alone — and the ruling says what it cannot know; no code shown."""
+    example found from its trick alone — and the ruling says what it cannot know; no code shown,
+    no serious accessibility fault (axe-core), nothing wider than the window."""
     page.viewport(SIZES[size])
     _, move, position = disputed(page)
     editor = Editor(page, lang)
@@ -172,6 +173,7 @@ def test_a_renuncio_found_from_the_disputed_trick(page: Page, size: str, lang: s
         for k in ("tricks", "renuncios", "cantes", "exchanges", "stock", "match")
     ]
     assert codes_in_page(editor) == set()
+    assert page.axe() == []
     shown = layout(editor)
     assert overflows(shown) == []
     if size == "laptop":
@@ -212,6 +214,7 @@ def test_a_fault_in_the_position_is_said_beside_its_place(page: Page, lang: str)
     text = editor.driver.execute_script(READ_TEXTS)
     assert "/position" not in text and not re.search(r"/hands/\d", text)
     assert codes_in_page(editor) == set()
+    assert page.axe() == []
     if lang == "es":
         keep_shot(page.screenshot("editor-position-fault-phone-es.png", PHONE, keep=True))
     no_console_errors(page, ("status of 422",))  # the refusal itself, as the network logs it
