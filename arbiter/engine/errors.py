@@ -54,7 +54,8 @@ class ArbiterErrors(ArbiterError):
     def at(self, *prefix: PathPart) -> ArbiterError:
         for err in self.errors:
             err.at(*prefix)
-        self.path = self.errors[0].path
+        # the first error's message may name a path too, prefixed with it
+        self.path, self.message = self.errors[0].path, self.errors[0].message
         return self
 
 
