@@ -26,7 +26,7 @@ from arbiter.engine.errors import (
     CardCodeError,
     LogError,
     Path,
-    PathPart,
+    RepeatedError,
 )
 from arbiter.engine.log import DEFAULT_LIMITS, Header, Limits, parse_header
 from arbiter.engine.obligations import NO_TRUMP, Obligation
@@ -438,27 +438,9 @@ def _check_cards(
         if removed is not None and card % 10 == STRENGTH_OF_RANK[removed]:
             reader.fault("not a card of this pack", *path)
         elif card in seen:
-            reader.faults.append(_AlreadyAt(seen[card], path))
+            reader.faults.append(RepeatedError("this card is already at", seen[card], path))
         else:
             seen[card] = path
-
-
-class _AlreadyAt(LogError):
-    """A card met a second time, at ``path``: the message names where it was first met by the
-    same full pointer as the fault's own (both are prefixed on the way up: ``/position/...``)."""
-
-    def __init__(self, first: Path, path: Path) -> None:
-        self.first = first
-        super().__init__(self._text(), path)
-
-    def _text(self) -> str:
-        return "this card is already at " + LogError("", self.first).pointer
-
-    def at(self, *prefix: PathPart) -> ArbiterError:
-        self.first = (*prefix, *self.first)
-        self.message = self._text()
-        self.args = (self.message,)
-        return super().at(*prefix)
 
 
 def _check_counts(
