@@ -182,11 +182,13 @@ CANTE = RecordTable(
 
 EXCHANGE = RecordTable(
     "Exchange",
-    "The seven of trumps given for the turned card.",
+    "The seven of trumps given for the turned card after trick ``trick`` (-1: before any).",
     (
         Field("seat", "int", "seat", "value", "The seat that exchanged."),
         Field("gave", "Card", "gave", "card", "The card it gave (the seven of trumps)."),
         Field("took", "Card", "took", "card", "The card it took (the turned card)."),
+        Field("trick", "int", "trick", "value",
+              "The trick (from 0) it was made after, as a cante's; -1 before the first."),
     ),
     "_exchange",
     "ExchangeSchema",
