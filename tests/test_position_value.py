@@ -446,7 +446,7 @@ def test_the_view_names_every_field_of_the_table() -> None:
 def test_each_answer_record_is_what_its_field_table_makes() -> None:
     """Each record of ``RECORDS`` (a trick, a cante, an exchange, a renuncio, what decided a
     deal, a score line, a violation, an outcome, a side, a move, a declaration, a step and its
-    parts, the replay and scores bodies): its class holds the table's fields, and its schema
+    parts, a deal and its scores, the replay and scores bodies): its class holds the table's fields, and its schema
     and the JSON the referee writes of it have the table's keys in the JSON's order, those
     written only under a condition (``when``) left out when it does not hold (the code is
     checked against the table by the test above)."""
@@ -476,6 +476,7 @@ def test_each_answer_record_is_what_its_field_table_makes() -> None:
     pairs_body = client.post("/v1/replays", json={**pairs, "steps": True}).get_json()
     position = client.post("/v1/positions", json={**log, "deal": 0}).get_json()["position"]
     step = next(step for step in steps if step["open_cantes"])
+    scores = client.post("/v1/scores", json=log).get_json()
     written = {
         "TrickSchema": deal["tricks"][0],
         "CanteSchema": deal["cantes"][0],
@@ -488,7 +489,9 @@ def test_each_answer_record_is_what_its_field_table_makes() -> None:
         "OutcomeSchema": deal["outcome"],
         "ViolationSchema": deal["violations"][0],
         "SideSchema": pairs_body["deals"][0]["sides"][0],
-        "ScoresSchema": client.post("/v1/scores", json=log).get_json(),
+        "ScoresSchema": scores,
+        "DealScoresSchema": scores["deals"][0],
+        "DealResultSchema": deal,
         "MoveSchema": steps[0]["legal_moves"][0],
         "DeclarationSchema": next(s["declarations"][0] for s in steps if s["declarations"]),
         "StepTrickSchema": step["trick"],

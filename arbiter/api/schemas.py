@@ -34,6 +34,8 @@ from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
 from arbiter.engine.view_fields import (
     CANTE,
+    DEAL_RESULT,
+    DEAL_SCORES,
     DECISIVE,
     DECLARATION,
     EXCHANGE,
@@ -308,7 +310,7 @@ def _record_field(field: ViewField) -> fields.Field[Any]:
     if codec in ("suit?", "card?", "suit", "card"):
         nullable = codec.endswith("?")
         return fields.String(required=required, allow_none=nullable, metadata=doc)
-    nullable = codec == "seat?" or field.nullable or field.type.endswith("| None")
+    nullable = codec in ("seat?", "int?") or field.nullable or field.type.endswith("| None")
     kind = fields.Boolean if field.type == "bool" else fields.Integer
     return kind(required=required, allow_none=nullable, metadata=doc)
 
@@ -342,22 +344,8 @@ StepTrickSchema = _record_schema(STEP_TRICK)
 StepCanteSchema = _record_schema(STEP_CANTE)
 OpenCanteSchema = _record_schema(OPEN_CANTE)
 StepSideSchema = _record_schema(STEP_SIDE)
-
-
-class DealResultSchema(Schema):
-    dealer = fields.Integer(required=True)
-    mano = fields.Integer(required=True)
-    trump = fields.String(required=True, allow_none=True)
-    finished = fields.Boolean(required=True)
-    stock_left = fields.Integer(metadata=_doc("tute-2p only"))
-    tricks = fields.List(fields.Nested(TrickSchema), required=True)
-    cantes = fields.List(fields.Nested(CanteSchema), required=True)
-    exchanges = fields.List(fields.Nested(ExchangeSchema), required=True)
-    violations = fields.List(fields.Nested(ViolationSchema), required=True)
-    scores = fields.List(fields.Nested(ScoreSchema), required=True)
-    sides = fields.List(fields.Nested(SideSchema), metadata=_doc("tute-4p only"))
-    outcome = fields.Nested(OutcomeSchema, required=True, allow_none=True)
-    steps = fields.List(fields.Nested("StepSchema"), metadata=_doc('With "steps": true only.'))
+DealScoresSchema = _record_schema(DEAL_SCORES)
+DealResultSchema = _record_schema(DEAL_RESULT)
 
 
 class StandingSchema(Schema):
@@ -440,13 +428,6 @@ STATUS = validate.OneOf(STATUSES)
 
 ReplaySchema = _record_schema(REPLAY_BODY)
 ScoresSchema = _record_schema(SCORES_BODY)
-
-
-class DealScoresSchema(Schema):
-    scores = fields.List(fields.Nested(ScoreSchema), required=True)
-    sides = fields.List(fields.Nested(SideSchema))
-    outcome = fields.Nested(OutcomeSchema, required=True, allow_none=True)
-    violations = fields.List(fields.Nested(ViolationSchema), required=True)
 
 
 class VerdictSchema(Schema):

@@ -83,6 +83,7 @@ class RecordTable(NamedTuple):
 CODECS: Final[dict[str, str]] = {
     "value": "{v}",
     "seat?": "None if {v} < 0 else {v}",
+    "int?": "None if {v} < 0 else {v}",
     "suit?": "None if {v} < 0 else suits[{v}]",
     "card?": "None if {v} < 0 else codes[{v}]",
     "ints": "list({v})",
@@ -90,6 +91,9 @@ CODECS: Final[dict[str, str]] = {
     "card": "codes[{v}]",
     "suit": "suits[{v}]",
     "cards": "[codes[c] for c in display_order({v})]",
+    # in the writer, not a call: ``[{"seat", "card"}, ...]``, copies of the notation's dicts
+    # (``table``, arbiter/report.py's ``_SEAT_CARDS``); the pairs a tuple (``Plays``), which the
+    # compiled loop indexes and unpacks without an iterator
     "plays": "[table[s * PACK_SIZE + c].copy() for s, c in {v}]",
     "enum": "_text({v})",
     "const": "{v}",
@@ -176,9 +180,9 @@ TRICK = RecordTable(
               bound="seat"),
         Field("plays", "Plays", "plays", "plays", "(seat, card) in the order they were played.",
               read="need", bound="trick"),
-        Field("winner", "int", "winner", "value", "The seat that won it; null while in play.",
+        Field("winner", "int", "winner", "seat?", "The seat that won it; null while in play.",
               nullable=True, read="check"),
-        Field("points", "int", "points", "value", "Its card points; null while in play.",
+        Field("points", "int", "points", "int?", "Its card points; null while in play.",
               nullable=True, read="check"),
         Field("draws", "Plays", "draws", "plays",
               "(seat, card) drawn from the stock after it, in order.", read="may",
@@ -490,6 +494,63 @@ STEP_SIDE = RecordTable(
     params=("view: PositionView", "side: tuple[int, ...]", _CODES),
 )  # fmt: skip
 
+_DEAL = ("state: DealState", "outcome: Outcome | None", "words: Phrases", "ruleset: Ruleset")
+_SCORED = ("totals: list[int]", "last: int | None")
+
+#: What ``POST /v1/scores`` keeps of a deal (and the end of a deal's body in a replay).
+DEAL_SCORES = RecordTable(
+    "",
+    "A deal's renuncios, scores, outcome and (pairs) sides.",
+    (
+        Field("violations", "ViolationSchema", "violations", "nested-list",
+              "The deal's renuncios, in the order they were made: the first decides it.",
+              source="[_violation(v, state, words, codes) for v in state.violations]"),
+        Field("scores", "ScoreSchema", "scores", "nested-list", "Each seat's line, in seat order.",
+              source="[_score_line(state, s, last, totals) for s in range(state.players)]"),
+        Field("outcome", "OutcomeSchema", "outcome", "nested",
+              "How the deal ended; null while it goes on.", nullable=True,
+              source="None if outcome is None else _outcome(state, outcome, words)"),
+        Field("sides", "SideSchema", "sides", "nested-list", "tute-4p only",
+              source="[_side(side, totals) for side in sides(ruleset, state.players)]",
+              when="ruleset.pairs"),
+    ),
+    "_deal_scores_body",
+    "DealScoresSchema",
+    params=(*_DEAL, _CODES, *_SCORED),
+)  # fmt: skip
+
+DEAL_RESULT = RecordTable(
+    "",
+    "A deal of a replay: its setup, its tricks, cantes and exchanges, then its scores.",
+    (
+        Field("dealer", "int", "dealer", "value", "The dealer's seat.", source="state.dealer"),
+        Field("mano", "int", "mano", "value", "The seat that led the deal's first trick.",
+              source="mano(state.dealer, state.players)"),
+        Field("trump", "int", "trump", "suit?", "The trump suit; null while there is none.",
+              source="state.trump"),
+        Field("finished", "bool", "finished", "value", "Whether the deal is over.",
+              source="state.over"),
+        Field("tricks", "TrickSchema", "tricks", "nested-list",
+              "The tricks, the one in play last (its winner and points null).",
+              source="tricks"),
+        Field("cantes", "CanteSchema", "cantes", "nested-list", "The cantes or calls made.",
+              source="[_cante(c, codes, suits, table) for c in state.cantes]"),
+        Field("exchanges", "ExchangeSchema", "exchanges", "nested-list", "The exchanges made.",
+              source="[_exchange(e, codes, suits, table) for e in state.exchanges]"),
+        *DEAL_SCORES.fields,
+        Field("stock_left", "int", "stock_left", "value", "tute-2p only",
+              source="state.stock_left", when="ruleset.stock"),
+        Field("steps", "StepSchema", "steps", "nested-list", 'With "steps": true only.',
+              source="steps", when="steps is not None"),
+    ),
+    "_deal_body",
+    "DealResultSchema",
+    params=(
+        *_DEAL, _CODES, _SUITS, _TABLE, *_SCORED, "tricks: list[dict[str, Any]]",
+        "steps: list[dict[str, Any]] | None",
+    ),
+)  # fmt: skip
+
 #: The view's fields written one to one, in the table's order.
 _ONE_TO_ONE = tuple(f for f in VIEW_FIELDS if f.json is not None)
 
@@ -556,6 +617,6 @@ STEP = RecordTable(
 #: The answer records declared here, besides the position view.
 RECORDS: Final[tuple[RecordTable, ...]] = (
     TRICK, CANTE, EXCHANGE, RENUNCIO, DECISIVE, SCORE_LINE, REPLAY_BODY, OUTCOME_FACTS, OUTCOME,
-    VIOLATION, SIDE, SCORES_BODY, MOVE, DECLARATION, STEP_TRICK, STEP_CANTE, OPEN_CANTE,
-    STEP_SIDE, STEP,
+    VIOLATION, SIDE, DEAL_SCORES, DEAL_RESULT, SCORES_BODY, MOVE, DECLARATION, STEP_TRICK,
+    STEP_CANTE, OPEN_CANTE, STEP_SIDE, STEP,
 )  # fmt: skip
