@@ -74,12 +74,14 @@ class Replay:
 
     def to_dict(self, lang: Lang = "en") -> dict[str, Any]:
         words = _phrases(self.match.header, lang)
-        played = self.match.deals
-        steps = [None] * len(played) if self.steps is None else self.steps
-        deals = [
-            _deal(self.match, r.state, r.outcome, words, views)
-            for r, views in zip(played, steps, strict=True)
-        ]
+        match = self.match
+        if self.steps is None:  # no zip: its call with a keyword cost 4K instructions a deal
+            deals = [_deal(match, r.state, r.outcome, words) for r in match.deals]
+        else:
+            deals = [
+                _deal(match, r.state, r.outcome, words, views)
+                for r, views in zip(match.deals, self.steps, strict=True)
+            ]
         return _replay_body(self, words, deals)
 
     def scores_dict(self, lang: Lang = "en") -> dict[str, Any]:
