@@ -532,6 +532,7 @@ def _exchange(
         "seat": r.seat,
         "gave": codes[r.gave],
         "took": codes[r.took],
+        "trick": r.trick,
     }
 
 

@@ -21,7 +21,14 @@ from enum import StrEnum
 from typing import Any, Final
 
 from arbiter.engine.cards import STRENGTH_OF_RANK, Card, Mask, parse_card, parse_suit
-from arbiter.engine.errors import ArbiterError, ArbiterErrors, CardCodeError, LogError, Path
+from arbiter.engine.errors import (
+    ArbiterError,
+    ArbiterErrors,
+    CardCodeError,
+    LogError,
+    Path,
+    RepeatedError,
+)
 from arbiter.engine.log import DEFAULT_LIMITS, Header, Limits, parse_header
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.position import Position, PositionView
@@ -191,7 +198,7 @@ class _Reader:
         self.bounds: Bounds = {
             "seat": (0, n - 1), "hands": (n, n), "trick": (n, n), "table": (0, n - 1),
             "draws": (0, n), "tricks": (0, tricks - 1), "played": (0, tricks), "event": (0, 200),
-            "pack": (0, 40),
+            "pack": (0, 40), "after": (-1, tricks - 1),
         }  # fmt: skip
 
     def fields(self, record: RecordTable, raw: object, path: Path) -> dict[str, Any]:
@@ -249,7 +256,9 @@ class _Reader:
                     self.fault(f"seat {(winner + j) % n} draws here", *path, "draws", j, "seat")
             tricks.append(Trick(**t, winner=winner, points=points))
             leader = winner
+        # the renuncios' tricks (the one on the table too) and the exchanges' (-1: before any)
         self.bounds["played"] = (0, len(tricks))
+        self.bounds["after"] = (-1, len(tricks) - 1)
         return tricks
 
 
@@ -310,7 +319,7 @@ def _read(data: Mapping[str, Any], limits: Limits) -> _Facts:
     renuncios = _renuncios(reader, tricks, plays, trump, first_call)
     facts = _Facts(
         header, deal_index, dealer, tuple(_mask(h) for h in hands), trump, turned, stock_left,
-        leader, plays, tricks, cantes, _exchanges(reader), renuncios,
+        leader, plays, tricks, cantes, _exchanges(reader, tricks), renuncios,
         _decisive(reader, renuncios), _standing(data, n),
     )  # fmt: skip
     _check_cards(reader, hands, plays, tricks, turned if stock_left else -1)
@@ -424,10 +433,27 @@ def _cantes(reader: _Reader, trump: int) -> list[Cante]:
     return cantes
 
 
-def _exchanges(reader: _Reader) -> list[Exchange]:
-    return [
-        Exchange(**reader.fields(EXCHANGE, e, path)) for path, e in reader.records("exchanges", 1)
-    ]
+def _exchanges(reader: _Reader, tricks: list[Trick]) -> list[Exchange]:
+    """The exchanges, each made on a lead (after trick ``trick``, -1 before the first) as the
+    rules allow: by the seat leading then, while the stock lasted, after a trick it won when
+    ``exchange_requires_trick_won`` asks for one."""
+    header = reader.header
+    found = []
+    for path, e in reader.records("exchanges", 1):
+        given = reader.fields(EXCHANGE, e, path)
+        seat, trick = given["seat"], given["trick"]
+        if trick < 0 and header.options.exchange_requires_trick_won:
+            reader.fault("exchange_requires_trick_won: not before the first trick", *path,
+                         "trick")  # fmt: skip
+        leading = tricks[trick].winner if trick >= 0 else mano(reader.dealer, reader.players)
+        if seat != leading:
+            when = "after that trick" if trick >= 0 else "first (the mano)"
+            reader.fault(f"seat {leading} leads {when}, not seat {seat}", *path, "trick")
+        drawn = sum(len(t.draws) for t in tricks[: trick + 1])
+        if header.ruleset.stock and drawn >= header.ruleset.stock_size(reader.players):
+            reader.fault("no stock was left after that trick", *path, "trick")
+        found.append(Exchange(**given))
+    return found
 
 
 def _renuncios(
@@ -487,13 +513,9 @@ def _check_cards(
         if removed is not None and card % 10 == STRENGTH_OF_RANK[removed]:
             reader.fault("not a card of this pack", *path)
         elif card in seen:
-            reader.fault("this card is already at " + _pointer(seen[card]), *path)
+            reader.faults.append(RepeatedError("this card is already at", seen[card], path))
         else:
             seen[card] = path
-
-
-def _pointer(path: Path) -> str:
-    return "".join(f"/{p}" for p in path)
 
 
 def _check_counts(

@@ -211,7 +211,7 @@ CANTE = RecordTable(
 
 EXCHANGE = RecordTable(
     "Exchange",
-    "The seven of trumps given for the turned card.",
+    "The seven of trumps given for the turned card after trick ``trick`` (-1: before any).",
     (
         Field("seat", "int", "seat", "value", "The seat that exchanged.", read="need",
               bound="seat"),
@@ -219,6 +219,9 @@ EXCHANGE = RecordTable(
               read="need"),
         Field("took", "Card", "took", "card", "The card it took (the turned card).",
               read="need"),
+        Field("trick", "int", "trick", "value",
+              "The trick (from 0) it was made after, as a cante's; -1 before the first.",
+              read="need", bound="after"),
     ),
     "_exchange",
     "ExchangeSchema",
