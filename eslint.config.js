@@ -17,7 +17,10 @@ export const PURE = [
   "entrytext",
   "logcodec",
   "moveline",
+  "positionentry",
+  "positionrun",
   "rulingtext",
+  "seatplaces",
   "service",
   "unknowns",
 ];
@@ -29,6 +32,7 @@ export const DOM = [
   "enter",
   "keys",
   "picker",
+  "positionview",
   "referee",
   "ruling",
   "stepper",

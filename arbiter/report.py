@@ -23,11 +23,11 @@ from arbiter.engine.errors import ArbiterError, ArbiterErrors, LogError
 from arbiter.engine.given import read_position
 from arbiter.engine.log import DEFAULT_LIMITS, Header, Limits
 from arbiter.engine.match import Illegal, MatchState, Status
-from arbiter.engine.moves import PLAY, SING, TUTE, TUTE_OF, Move
+from arbiter.engine.moves import EVENT_TYPES, PLAY, SING, TUTE, TUTE_OF, Move
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.position import Judgement, Position, PositionView, Ruling
-from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Plays, Renuncio, Trick
-from arbiter.engine.rulesets import MAX_PLAYERS
+from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Renuncio, Trick
+from arbiter.engine.rulesets import MAX_PLAYERS, Ruleset
 from arbiter.engine.scoring import MatchStanding, Outcome, Reason, sides
 from arbiter.engine.setup import mano
 from arbiter.engine.state import (
@@ -74,25 +74,19 @@ class Replay:
 
     def to_dict(self, lang: Lang = "en") -> dict[str, Any]:
         words = _phrases(self.match.header, lang)
-        deals = [_deal(self.match, r.state, r.outcome, words) for r in self.match.deals]
-        if self.steps is not None:
-            header = self.match.header
-            for deal, views in zip(deals, self.steps, strict=True):
-                memo = StepMemo(deal["tricks"])
-                deal["steps"] = [view_dict(v, header, memo) for v in views]
+        match = self.match
+        if self.steps is None:  # no zip: its call with a keyword cost 4K instructions a deal
+            deals = [_deal(match, r.state, r.outcome, words) for r in match.deals]
+        else:
+            deals = [
+                _deal(match, r.state, r.outcome, words, views)
+                for r, views in zip(match.deals, self.steps, strict=True)
+            ]
         return _replay_body(self, words, deals)
 
     def scores_dict(self, lang: Lang = "en") -> dict[str, Any]:
         """The body of ``POST /v1/scores``: only scores, sides, outcome and violations."""
-        words = _phrases(self.match.header, lang)
-        return {
-            "status": _text(self.status),
-            "illegal": _illegal(self.match, words),
-            "deals": [
-                _deal_scores(self.match, r.state, r.outcome, words) for r in self.match.deals
-            ],
-            "match": match_dict(self.match.header, self.match.standing),
-        }
+        return _scores_body(self, _phrases(self.match.header, lang))
 
 
 class Verdict:
@@ -164,43 +158,33 @@ def _phrases(header: Header, lang: Lang) -> Phrases:
 def _moves(
     state: DealState, notation: Notation, correct: int | None = None
 ) -> list[dict[str, Any]]:
-    return [m.to_json(notation) for m in state.legal_moves(correct)]
+    codes, suits = card_codes(notation), _SUITS[notation]
+    return [_move(m, codes, suits) for m in state.legal_moves(correct)]
 
 
 def _deal(
-    match: MatchState, state: DealState, outcome: Outcome | None, words: Phrases
+    match: MatchState,
+    state: DealState,
+    outcome: Outcome | None,
+    words: Phrases,
+    views: list[PositionView] | None = None,
 ) -> dict[str, Any]:
-    notation = match.header.notation
-    codes = card_codes(notation)
-    suits = _SUITS[notation]
-    seat_cards = _SEAT_CARDS[notation]
-    # no call for a trick without draws (every trick of the rulesets without a stock): with
-    # the tuple-typed _seat_cards, to_dict of a tute-4p deal went from 80.6K to 70.0K
-    # instructions (callgrind, 200 deals)
+    """A deal's body; with ``views``, its steps too."""
+    header = match.header
+    notation = header.notation
+    codes, suits, seat_cards = card_codes(notation), _SUITS[notation], _SEAT_CARDS[notation]
     tricks = [_trick(t, codes, suits, seat_cards) for t in state.tricks]
-    if state.trick:
-        tricks.append(
-            {
-                "leader": state.leader,
-                "plays": _seat_cards(tuple(state.trick), seat_cards),
-                "winner": None,
-                "points": None,
-                "draws": [],
-            }
-        )
-    body: dict[str, Any] = {
-        "dealer": state.dealer,
-        "mano": mano(state.dealer, state.players),
-        "trump": None if state.trump == NO_TRUMP else format_suit(state.trump, notation),
-        "finished": state.over,
-        "tricks": tricks,
-        "cantes": [_cante(c, codes, suits, seat_cards) for c in state.cantes],
-        "exchanges": [_exchange(e, codes, suits, seat_cards) for e in state.exchanges],
-    }
-    _add_scores(body, match, state, outcome, words)
-    if match.header.ruleset.stock:
-        body["stock_left"] = state.stock_left
-    return body
+    if state.trick:  # the trick in play: no winner, no points (-1: written as null) yet
+        in_play = Trick(state.leader, tuple(state.trick), -1, -1, ())
+        tricks.append(_trick(in_play, codes, suits, seat_cards))
+    steps = None
+    if views is not None:
+        memo = StepMemo(tricks)
+        steps = [view_dict(v, header, memo) for v in views]
+    return _deal_body(
+        state, outcome, words, header.ruleset, codes, suits, seat_cards,
+        state.totals(), state.last_trick_winner, tricks, steps,
+    )  # fmt: skip
 
 
 def _seat_card_dicts(notation: Notation) -> tuple[dict[str, Any], ...]:
@@ -218,56 +202,15 @@ _SEAT_CARDS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
 }
 
 
-def _seat_cards(pairs: Plays, table: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
-    """``[{"seat", "card"}, ...]`` of (seat, card) pairs (plays or draws), copies of the
-    notation's dicts (``table``, of :data:`_SEAT_CARDS`). ``pairs`` a tuple, not any
-    sequence: compiled, the loop indexes it and unpacks its pairs without an iterator."""
-    return [table[seat * PACK_SIZE + card].copy() for seat, card in pairs]
-
-
 def _deal_scores(
     match: MatchState, state: DealState, outcome: Outcome | None, words: Phrases
 ) -> dict[str, Any]:
     """What ``/v1/scores`` keeps of a deal: violations, scores, outcome and (pairs) sides."""
-    body: dict[str, Any] = {}
-    _add_scores(body, match, state, outcome, words)
-    return body
-
-
-def _add_scores(
-    body: dict[str, Any],
-    match: MatchState,
-    state: DealState,
-    outcome: Outcome | None,
-    words: Phrases,
-) -> None:
-    """Add :func:`_deal_scores` to a deal's ``body`` (in place: the whole deal's body is built
-    without a second dict to merge)."""
-    totals = state.totals()
-    last = state.last_trick_winner
-    body["violations"] = [_violation(v, state, words) for v in state.violations]
-    body["scores"] = [_score_line(state, s, last, totals) for s in range(state.players)]
-    body["outcome"] = None if outcome is None else _outcome(state, outcome, words)
-    ruleset = match.header.ruleset
-    if ruleset.pairs:
-        body["sides"] = [
-            {"seats": list(side), "total": totals[side[0]] + totals[side[1]]}
-            for side in sides(ruleset, state.players)
-        ]
-
-
-def _violation(v: Renuncio, state: DealState, words: Phrases) -> dict[str, Any]:
-    notation = words.notation
-    return {
-        "event": v.event,
-        "seat": v.seat,
-        "card": format_card(v.card, notation),
-        "kind": "renuncio",
-        "obligation": _text(v.obligation),
-        "correct": [format_card(c, notation) for c in display_order(v.correct)],
-        "trick": v.trick,
-        "message": renuncio_message(v, state, words),
-    }
+    codes = card_codes(words.notation)
+    return _deal_scores_body(
+        state, outcome, words, match.header.ruleset, codes, state.totals(),
+        state.last_trick_winner,
+    )  # fmt: skip
 
 
 def renuncio_message(v: Renuncio, state: DealState, words: Phrases) -> str:
@@ -284,26 +227,21 @@ def renuncio_message(v: Renuncio, state: DealState, words: Phrases) -> str:
     )
 
 
-def _outcome(state: DealState, outcome: Outcome, words: Phrases) -> dict[str, Any]:
+def _outcome_message(state: DealState, outcome: Outcome, words: Phrases) -> str:
+    """How a deal ended, in a sentence: who won and lost, and why."""
     offender = "" if state.decisive is None else words.name(state.decisive.seat)
     result = ""
     if outcome.reason is Reason.TIE and outcome.winners:
         result = words.text("tie.all", winners=words.names(outcome.winners))
     elif outcome.reason is Reason.TIE:
         result = words.text("tie.nobody")
-    message = words.text(
+    return words.text(
         f"reason.{_text(outcome.reason)}",
         winners=words.names(outcome.winners),
         losers=words.names(outcome.losers),
         offender=offender,
         result=result,
     )
-    return {
-        "winners": list(outcome.winners),
-        "losers": list(outcome.losers),
-        "reason": _text(outcome.reason),
-        "message": message,
-    }
 
 
 def match_dict(header: Header, st: MatchStanding) -> dict[str, Any]:
@@ -427,49 +365,15 @@ def view_dict(view: PositionView, header: Header, memo: StepMemo | None = None) 
     after the other share it (:class:`StepMemo`)."""
     notation = header.notation
     codes = card_codes(notation)
-    table = _SEAT_CARDS[notation]
-    suits = _SUITS[notation]
+    return _view_json(view, header, codes, _SUITS[notation], _SEAT_CARDS[notation], memo)
+
+
+def _legal_moves(view: PositionView) -> list[Move]:
+    """The moves open to the seat to act: its correct plays, then its declarations."""
     turn = view.turn
-    plays = [] if turn is None else [Move.play(turn, c) for c in display_order(view.correct)]
-    winning = view.win_seat
-    # the fields written one to one come from the field table; these are made of several
-    body = _view_fields_json(view, codes, suits)
-    body["hands"] = [_codes_of(h, codes, memo) for h in view.hands]
-    body["trick"] = {
-        "number": view.trick_no,
-        "leader": view.leader,
-        "plays": _seat_cards(view.trick, table),
-        "led": None if view.led_suit < 0 else suits[view.led_suit],
-        "winning": None if winning < 0 else table[winning * PACK_SIZE + view.win_card].copy(),
-    }
-    body["cantes"] = [
-        _view_cante(view, c, i, codes, suits, table) for i, c in enumerate(view.cantes)
-    ]
-    body["open_cantes"] = [
-        {"seat": seat, "suit": suits[s], "cards": _codes(_cante_cards(view, s), codes)}
-        for seat, s in view.open_cantes
-    ]
-    body["legal_moves"] = [m.to_json(notation) for m in (*plays, *view.declarations)]
-    body["declarations"] = [
-        {**m.to_json(notation), "cards": _codes(declaration_cards(m, view.trump), codes)}
-        for m in view.declarations
-    ]
-    body["tricks"] = _tricks(view.tricks, codes, suits, table, memo)
-    body["captured"] = (
-        None if view.captured is None else [_codes_of(m, codes, memo) for m in view.captured]
-    )
-    body["exchanges"] = [_exchange(e, codes, suits, table) for e in view.exchanges]
-    decisive = view.decisive
-    body["decided"] = None if decisive is None else _decisive(decisive, codes, suits, table)
-    body["outcome"] = None if view.outcome is None else _outcome_facts(view.outcome)
-    if header.ruleset.pairs:
-        body["sides"] = [
-            _side(view, side, codes) for side in sides(header.ruleset, len(view.hands))
-        ]
-    if header.ruleset.stock:
-        body["stock_left"] = view.stock_left
-        body["stock_known"] = [codes[c] for c in view.stock_known]
-    return body
+    if turn is None:
+        return list(view.declarations)
+    return [*[Move.play(turn, c) for c in display_order(view.correct)], *view.declarations]
 
 
 def position_dict(position: Position, *, legal_moves: bool = True) -> dict[str, Any]:
@@ -554,22 +458,6 @@ def _codes(mask: int, codes: tuple[str, ...]) -> list[str]:
     return [codes[c] for c in display_order(mask)]
 
 
-def _view_cante(
-    view: PositionView,
-    c: Cante,
-    index: int,
-    codes: tuple[str, ...],
-    suits: tuple[str, ...],
-    table: tuple[dict[str, Any], ...],
-) -> dict[str, Any]:
-    """A cante of the view: as the deal's, with the cards it rests on and whether it made trump
-    (the deal's first call)."""
-    body = _cante(c, codes, suits, table)
-    body["cards"] = _codes(_cante_cards(view, c.suit), codes)
-    body["made_trump"] = index == 0 and view.calls > 0
-    return body
-
-
 def _tricks(
     tricks: tuple[Trick, ...] | None,
     codes: tuple[str, ...],
@@ -582,26 +470,6 @@ def _tricks(
     if memo is not None:
         return memo.tricks[: len(tricks)]
     return [_trick(t, codes, suits, table) for t in tricks]
-
-
-def _outcome_facts(outcome: Outcome) -> dict[str, Any]:
-    return {
-        "winners": list(outcome.winners),
-        "losers": list(outcome.losers),
-        "reason": _text(outcome.reason),
-    }
-
-
-def _side(view: PositionView, side: tuple[int, ...], codes: tuple[str, ...]) -> dict[str, Any]:
-    captured = view.captured
-    return {
-        "seats": list(side),
-        "card_points": sum([view.card_points[s] for s in side]),
-        "total": sum([view.totals[s] for s in side]),
-        "captured": None
-        if captured is None
-        else _codes(captured[side[0]] | captured[side[1]], codes),
-    }
 
 
 def _options(header: Header) -> dict[str, Any]:
@@ -622,29 +490,6 @@ _SUITS: Final[dict[str, tuple[str, ...]]] = {
 # --- generated by `python -m devtools.records` from arbiter/engine/view_fields.py ---
 
 
-def _view_fields_json(
-    view: PositionView, codes: tuple[str, ...], suits: tuple[str, ...]
-) -> dict[str, Any]:
-    """The fields of the view written one to one (``VIEW_FIELDS``)."""
-    return {
-        "trump": None if view.trump < 0 else suits[view.trump],
-        "turned": None if view.turned < 0 else codes[view.turned],
-        "tricks_won": list(view.tricks_won),
-        "card_points": list(view.card_points),
-        "cante_points": list(view.cante_points),
-        "totals": list(view.totals),
-        "sung": [suits[s] for s in range(4) if view.sung >> s & 1],
-        "strict": view.strict,
-        "turn": view.turn,
-        "event": view.events,
-        "over": view.over,
-        "match_over": view.match_over,
-        "last_winner": None if view.last_winner < 0 else view.last_winner,
-        "cantes_this_lead": view.cantes_this_lead,
-        "calls": view.calls,
-    }
-
-
 def _trick(
     r: Trick,
     codes: tuple[str, ...],
@@ -654,10 +499,10 @@ def _trick(
     """A :class:`Trick` as JSON, from its field table."""
     return {
         "leader": r.leader,
-        "plays": _seat_cards(r.plays, table) if r.plays else [],
-        "winner": r.winner,
-        "points": r.points,
-        "draws": _seat_cards(r.draws, table) if r.draws else [],
+        "plays": [table[s * PACK_SIZE + c].copy() for s, c in r.plays],
+        "winner": None if r.winner < 0 else r.winner,
+        "points": None if r.points < 0 else r.points,
+        "draws": [table[s * PACK_SIZE + c].copy() for s, c in r.draws],
     }
 
 
@@ -687,6 +532,7 @@ def _exchange(
         "seat": r.seat,
         "gave": codes[r.gave],
         "took": codes[r.took],
+        "trick": r.trick,
     }
 
 
@@ -729,7 +575,7 @@ def _score_line(
     last: int | None,
     totals: list[int],
 ) -> dict[str, Any]:
-    """A seat's line of a deal's scores as JSON, from its field table."""
+    """A seat's line of a deal's scores. Written from its field table."""
     return {
         "seat": s,
         "tricks": state.tricks_won[s],
@@ -745,7 +591,7 @@ def _replay_body(
     words: Phrases,
     deals: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """The body of ``POST /v1/replays`` as JSON, from its field table."""
+    """The body of ``POST /v1/replays``. Written from its field table."""
     return {
         "state_id": replay.state_id,
         "status": _text(replay.status),
@@ -754,6 +600,293 @@ def _replay_body(
         "match": match_dict(replay.match.header, replay.match.standing),
         "next": _next(replay.match, words),
     }
+
+
+def _outcome_facts(
+    r: Outcome,
+) -> dict[str, Any]:
+    """How a deal ended: its winners, its losers and why. Written from its field table."""
+    return {
+        "winners": list(r.winners),
+        "losers": list(r.losers),
+        "reason": _text(r.reason),
+    }
+
+
+def _outcome(
+    state: DealState,
+    r: Outcome,
+    words: Phrases,
+) -> dict[str, Any]:
+    """How a deal ended, in words too. Written from its field table."""
+    return {
+        "winners": list(r.winners),
+        "losers": list(r.losers),
+        "reason": _text(r.reason),
+        "message": _outcome_message(state, r, words),
+    }
+
+
+def _violation(
+    r: Renuncio,
+    state: DealState,
+    words: Phrases,
+    codes: tuple[str, ...],
+) -> dict[str, Any]:
+    """A renuncio in a deal's body: who played what, the obligation it broke, in words too. Written
+    from its field table."""
+    return {
+        "event": r.event,
+        "seat": r.seat,
+        "card": codes[r.card],
+        "kind": "renuncio",
+        "obligation": _text(r.obligation),
+        "correct": [codes[c] for c in display_order(r.correct)],
+        "trick": r.trick,
+        "message": renuncio_message(r, state, words),
+    }
+
+
+def _side(
+    side: tuple[int, ...],
+    totals: list[int],
+) -> dict[str, Any]:
+    """A side of a deal played in pairs, and its total. Written from its field table."""
+    return {
+        "seats": list(side),
+        "total": totals[side[0]] + totals[side[1]],
+    }
+
+
+def _deal_scores_body(
+    state: DealState,
+    outcome: Outcome | None,
+    words: Phrases,
+    ruleset: Ruleset,
+    codes: tuple[str, ...],
+    totals: list[int],
+    last: int | None,
+) -> dict[str, Any]:
+    """A deal's renuncios, scores, outcome and (pairs) sides. Written from its field table."""
+    body: dict[str, Any] = {
+        "violations": [_violation(v, state, words, codes) for v in state.violations],
+        "scores": [_score_line(state, s, last, totals) for s in range(state.players)],
+        "outcome": None if outcome is None else _outcome(state, outcome, words),
+    }
+    if ruleset.pairs:
+        body["sides"] = [_side(side, totals) for side in sides(ruleset, state.players)]
+    return body
+
+
+def _deal_body(
+    state: DealState,
+    outcome: Outcome | None,
+    words: Phrases,
+    ruleset: Ruleset,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+    totals: list[int],
+    last: int | None,
+    tricks: list[dict[str, Any]],
+    steps: list[dict[str, Any]] | None,
+) -> dict[str, Any]:
+    """A deal of a replay: its setup, its tricks, cantes and exchanges, then its scores. Written
+    from its field table."""
+    body: dict[str, Any] = {
+        "dealer": state.dealer,
+        "mano": mano(state.dealer, state.players),
+        "trump": None if state.trump < 0 else suits[state.trump],
+        "finished": state.over,
+        "tricks": tricks,
+        "cantes": [_cante(c, codes, suits, table) for c in state.cantes],
+        "exchanges": [_exchange(e, codes, suits, table) for e in state.exchanges],
+        "violations": [_violation(v, state, words, codes) for v in state.violations],
+        "scores": [_score_line(state, s, last, totals) for s in range(state.players)],
+        "outcome": None if outcome is None else _outcome(state, outcome, words),
+    }
+    if ruleset.pairs:
+        body["sides"] = [_side(side, totals) for side in sides(ruleset, state.players)]
+    if ruleset.stock:
+        body["stock_left"] = state.stock_left
+    if steps is not None:
+        body["steps"] = steps
+    return body
+
+
+def _scores_body(
+    replay: Replay,
+    words: Phrases,
+) -> dict[str, Any]:
+    """The body of ``POST /v1/scores``. Written from its field table."""
+    return {
+        "status": _text(replay.status),
+        "illegal": _illegal(replay.match, words),
+        "deals": [
+            _deal_scores(replay.match, d.state, d.outcome, words) for d in replay.match.deals
+        ],
+        "match": match_dict(replay.match.header, replay.match.standing),
+    }
+
+
+def _move(
+    r: Move,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+) -> dict[str, Any]:
+    """A move, as an event of a log. Written from its field table."""
+    body: dict[str, Any] = {
+        "type": EVENT_TYPES[r.kind],
+        "seat": r.seat,
+    }
+    if r.kind == PLAY:
+        body["card"] = codes[r.card]
+    if r.kind == SING:
+        body["suit"] = suits[r.suit]
+    if r.kind == TUTE:
+        body["of"] = TUTE_OF[r.of]
+    return body
+
+
+def _declaration(
+    r: Move,
+    view: PositionView,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+) -> dict[str, Any]:
+    """A declaration open to the seat to act, with the cards it rests on. Written from its field
+    table."""
+    body: dict[str, Any] = {
+        "type": EVENT_TYPES[r.kind],
+        "seat": r.seat,
+    }
+    if r.kind == PLAY:
+        body["card"] = codes[r.card]
+    if r.kind == SING:
+        body["suit"] = suits[r.suit]
+    if r.kind == TUTE:
+        body["of"] = TUTE_OF[r.of]
+    body["cards"] = [codes[c] for c in display_order(declaration_cards(r, view.trump))]
+    return body
+
+
+def _step_trick(
+    view: PositionView,
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+) -> dict[str, Any]:
+    """The trick on the table of a step: its number, its leader, the plays so far, the suit led and
+    what wins it so far. Written from its field table."""
+    return {
+        "number": view.trick_no,
+        "leader": view.leader,
+        "plays": [table[s * PACK_SIZE + c].copy() for s, c in view.trick],
+        "led": None if view.led_suit < 0 else suits[view.led_suit],
+        "winning": None
+        if view.win_seat < 0
+        else table[view.win_seat * PACK_SIZE + view.win_card].copy(),
+    }
+
+
+def _step_cante(
+    r: Cante,
+    index: int,
+    view: PositionView,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+) -> dict[str, Any]:
+    """A cante of a step: as the deal's, with the cards it rests on and whether it made trump.
+    Written from its field table."""
+    return {
+        "seat": r.seat,
+        "suit": suits[r.suit],
+        "points": r.points,
+        "trick": r.trick,
+        "cards": [codes[c] for c in display_order(_cante_cards(view, r.suit))],
+        "made_trump": index == 0 and view.calls > 0,
+    }
+
+
+def _open_cante(
+    view: PositionView,
+    seat: int,
+    s: int,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+) -> dict[str, Any]:
+    """King and horse held together in a suit not sung yet. Written from its field table."""
+    return {
+        "seat": seat,
+        "suit": suits[s],
+        "cards": [codes[c] for c in display_order(_cante_cards(view, s))],
+    }
+
+
+def _step_side(
+    view: PositionView,
+    side: tuple[int, ...],
+    codes: tuple[str, ...],
+) -> dict[str, Any]:
+    """A side of a step (pairs): its card points, its total and the cards of its tricks. Written
+    from its field table."""
+    return {
+        "seats": list(side),
+        "card_points": view.card_points[side[0]] + view.card_points[side[1]],
+        "total": view.totals[side[0]] + view.totals[side[1]],
+        "captured": None
+        if view.captured is None
+        else _codes(view.captured[side[0]] | view.captured[side[1]], codes),
+    }
+
+
+def _view_json(
+    view: PositionView,
+    header: Header,
+    codes: tuple[str, ...],
+    suits: tuple[str, ...],
+    table: tuple[dict[str, Any], ...],
+    memo: StepMemo | None,
+) -> dict[str, Any]:
+    """A point of a deal as the table sees it: before the first event, or after one. Written from
+    its field table."""
+    body: dict[str, Any] = {
+        "trump": None if view.trump < 0 else suits[view.trump],
+        "turned": None if view.turned < 0 else codes[view.turned],
+        "tricks_won": list(view.tricks_won),
+        "card_points": list(view.card_points),
+        "cante_points": list(view.cante_points),
+        "totals": list(view.totals),
+        "sung": [suits[s] for s in range(4) if view.sung >> s & 1],
+        "strict": view.strict,
+        "turn": view.turn,
+        "event": view.events,
+        "over": view.over,
+        "match_over": view.match_over,
+        "last_winner": None if view.last_winner < 0 else view.last_winner,
+        "cantes_this_lead": view.cantes_this_lead,
+        "calls": view.calls,
+        "hands": [_codes_of(m, codes, memo) for m in view.hands],
+        "trick": _step_trick(view, suits, table),
+        "cantes": [_step_cante(c, i, view, codes, suits) for i, c in enumerate(view.cantes)],
+        "open_cantes": [_open_cante(view, seat, s, codes, suits) for seat, s in view.open_cantes],
+        "legal_moves": [_move(m, codes, suits) for m in _legal_moves(view)],
+        "declarations": [_declaration(m, view, codes, suits) for m in view.declarations],
+        "tricks": _tricks(view.tricks, codes, suits, table, memo),
+        "captured": None
+        if view.captured is None
+        else [_codes_of(m, codes, memo) for m in view.captured],
+        "exchanges": [_exchange(e, codes, suits, table) for e in view.exchanges],
+        "decided": None if view.decisive is None else _decisive(view.decisive, codes, suits, table),
+        "outcome": None if view.outcome is None else _outcome_facts(view.outcome),
+    }
+    if header.ruleset.pairs:
+        body["sides"] = [
+            _step_side(view, side, codes) for side in sides(header.ruleset, len(view.hands))
+        ]
+    if header.ruleset.stock:
+        body["stock_left"] = view.stock_left
+        body["stock_known"] = [codes[c] for c in view.stock_known]
+    return body
 
 
 # --- end of the generated code ---

@@ -17,6 +17,10 @@ tree's own simulator, kept in the fixture): the ``state_id`` of ``POST /v1/repla
 ``POST /v1/moves/validate`` on it with every legal move, a card the seat to act does not
 hold, and a card it holds that is not allowed (when there is one), each answer kept without
 its ``state_id`` (sealed with a random nonce).
+
+With ``--exchanged`` the positions are of tute-2p deals in which the seven of trumps was
+exchanged (tests/tokens/v3-exchanged.json, made at the commit before an exchange recorded its
+trick: a token carries no history, so those tokens open and judge alike after it).
 """
 
 from __future__ import annotations
@@ -37,20 +41,33 @@ POSITIONS = [
     ("tute-4p", False),
     ("tute-3p", False),
 ]
+#: With ``--exchanged``: positions after an exchange of the seven (its deal's events hold one).
+EXCHANGED = [
+    ("tute-2p", True),
+    ("tute-2p", False),
+]
 
 
-def _position(client: Any, ruleset: str, wants_declaration: bool) -> tuple[dict[str, Any], Any]:
+def _position(
+    client: Any, ruleset: str, wants_declaration: bool, exchanged: bool = False, skip: int = 0
+) -> tuple[dict[str, Any], Any]:
     """A log of ``ruleset`` ending in the middle of a deal (with a declaration among the legal
-    moves when asked for), and the answer of ``POST /v1/replays`` to it."""
+    moves when asked for, after an exchange with ``exchanged``; the ``skip`` first such logs
+    passed over), and the answer of ``POST /v1/replays`` to it."""
     from arbiter.simulate import random_log
 
     for seed in range(1000):
         rng = random.Random(seed)
         log = random_log(ruleset, rng, finish_last=False, stop_after=rng.randrange(4, 30))
+        if exchanged and not any(e["type"] == "exchange" for e in log["deals"][-1]["events"]):
+            continue
         answer = client.post("/v1/replays", json=log)
         body = answer.get_json()
         nxt = body.get("next")
         if answer.status_code != 200 or body.get("status") != "in_progress" or nxt is None:
+            continue
+        if skip:
+            skip -= 1
             continue
         declares = any(m["type"] != "play" for m in nxt["legal_moves"])
         if declares == wants_declaration or not wants_declaration:
@@ -58,7 +75,7 @@ def _position(client: Any, ruleset: str, wants_declaration: bool) -> tuple[dict[
     raise LookupError(f"no position of {ruleset} found")
 
 
-def make(commit: str) -> dict[str, Any]:
+def make(commit: str, exchanged: bool = False) -> dict[str, Any]:
     from arbiter.api import create_app
     from arbiter.engine import snapshot
     from arbiter.settings import Settings
@@ -66,8 +83,8 @@ def make(commit: str) -> dict[str, Any]:
 
     client = create_app(Settings(state_key=SECRET)).test_client()
     positions = []
-    for ruleset, wants_declaration in POSITIONS:
-        log, body = _position(client, ruleset, wants_declaration)
+    for k, (ruleset, wants_declaration) in enumerate(EXCHANGED if exchanged else POSITIONS):
+        log, body = _position(client, ruleset, wants_declaration, exchanged, k if exchanged else 0)
         steps = client.post("/v1/replays", json={**log, "steps": True}).get_json()
         seat = body["next"]["seat"]
         held = set(steps["deals"][-1]["steps"][-1]["hands"][seat])
@@ -111,8 +128,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--commit", required=True, help="the commit of the tree that runs this")
+    parser.add_argument("--exchanged", action="store_true", help="positions after an exchange")
     args = parser.parse_args()
-    fixture = make(args.commit)
+    fixture = make(args.commit, args.exchanged)
     args.out.write_text(json.dumps(fixture, indent=1, ensure_ascii=False) + "\n")
     print(f"{args.out}: {len(fixture['positions'])} positions", file=sys.stderr)
 

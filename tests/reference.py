@@ -509,7 +509,10 @@ class Deal(Position):
             self.hands[seat].remove(seven)
             self.hands[seat].add(turned)
             self.stock[-1] = seven
-            self.exchanges.append({"seat": seat, "gave": code(seven), "took": code(turned)})
+            self.exchanges.append(
+                {"seat": seat, "gave": code(seven), "took": code(turned),
+                 "trick": len(self.tricks) - 1}
+            )  # fmt: skip
 
     def _finish_trick(self) -> None:
         plays = self.trick

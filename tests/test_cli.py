@@ -632,6 +632,33 @@ def test_an_engine_given_up_on_is_said_in_the_plain_report(
     assert "El comprobador dejó de preguntar al motor tras 3 fallos seguidos" in out
 
 
+def test_an_engine_s_last_words_are_kept_when_its_standard_error_ends_after_it_exits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine exits at once; what it says on standard error comes after its exit, from a
+    process it started (as a wrapper script's child may): the report still carries those
+    words. Before, the tail was read as soon as the engine had exited, which lost them whenever
+    the reader thread was behind (the plain-report test above failed so on a loaded machine)."""
+    script = tmp_path / "late.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "parent = os.getpid()\n"
+        "if os.fork() == 0:\n"
+        "    os.close(1)  # the answers end when the engine exits; standard error goes on\n"
+        "    while os.getppid() == parent:  # speaks only once the engine has exited\n"
+        "        time.sleep(0.01)\n"
+        "    os.write(2, b'cannot run: said late\\n')\n"
+        "    os._exit(0)\n"
+        "sys.exit(3)\n",
+        encoding="utf-8",
+    )
+    code, out, _ = run(capsys, "conformance", "check", "--cmd", f"{sys.executable} {script}",
+                       "--rules", "draws", "--plain")  # fmt: skip
+    assert code == 1
+    (line,) = [line for line in out.splitlines() if "gave up" in line]
+    assert "status 3" in line and "cannot run: said late" in line
+
+
 # --- serve: values refused before gunicorn starts -------------------------------------------------
 
 

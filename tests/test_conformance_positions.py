@@ -213,8 +213,8 @@ NEEDED = {"strict", "last_winner", "tricks", "captured", "decided", "outcome", "
 
 def test_every_question_carries_the_facts_an_adapter_needs() -> None:
     """Protocol 2 and 3: the trick's suit led and winning card, each trick's winner, points and
-    draws, the captured cards, the pairs' sides, what decided the deal — never to be worked
-    out from the log."""
+    draws, the captured cards, the pairs' sides, what decided the deal, the trick each exchange
+    followed — never to be worked out from the log."""
     seen: Counter[str] = Counter()
     for log, position in positions(10, 5):
         vector = Vector("v", log["ruleset"], "r", Ask.LEGAL_MOVES, log, {"legal_moves": None})
@@ -231,5 +231,10 @@ def test_every_question_carries_the_facts_an_adapter_needs() -> None:
             assert ("sides" in found) == (found["ruleset"] == "tute-4p")
             seen["decided"] += found["decided"] is not None
             seen["winning"] += trick["winning"] is not None
+            # whether the exchange followed the last trick: it says which trick it followed
+            made = [x.trick for x in position.deal.exchanges]
+            assert [x["trick"] for x in found["exchanges"]] == made
+            assert all(-1 <= t < trick["number"] for t in made)
+            seen["exchange"] += bool(made)
         assert position.deal.trick_no == found["trick"]["number"]
-    assert min(seen[k] for k in ("draws", "decided", "winning")) > 0, seen
+    assert min(seen[k] for k in ("draws", "decided", "winning", "exchange")) > 0, seen

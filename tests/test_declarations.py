@@ -430,7 +430,8 @@ def test_exchange_on_the_first_lead() -> None:
     out = run(ex_log([exchange(0)]))
     d = out["deals"][0]
     assert out["status"] == "in_progress"
-    assert d["exchanges"] == [{"seat": 0, "gave": "7O", "took": "1O"}]
+    # made before any trick: after trick -1, as the position tells an adapter
+    assert d["exchanges"] == [{"seat": 0, "gave": "7O", "took": "1O", "trick": -1}]
     assert d["trump"] == "O"
     assert d["stock_left"] == 24
     plays = {m["card"] for m in moves(out) if m["type"] == "play"}
@@ -459,7 +460,7 @@ def test_exchange_requires_trick_won_option(requires: bool) -> None:
     out = run(ex_log([play(0, "1C"), play(1, "4C"), exchange(0)],
                      exchange_requires_trick_won=requires))  # fmt: skip
     assert out["status"] == "in_progress"
-    assert out["deals"][0]["exchanges"] == [{"seat": 0, "gave": "7O", "took": "1O"}]
+    assert out["deals"][0]["exchanges"] == [{"seat": 0, "gave": "7O", "took": "1O", "trick": 0}]
 
 
 def test_exchange_not_on_lead() -> None:
@@ -505,7 +506,7 @@ def test_the_exchanged_seven_is_the_last_card_drawn() -> None:
     d = out["deals"][0]
     assert out["status"] == "complete"
     assert d["violations"] == []
-    assert d["exchanges"] == [{"seat": 0, "gave": "7O", "took": "2O"}]
+    assert d["exchanges"] == [{"seat": 0, "gave": "7O", "took": "2O", "trick": -1}]
     assert d["tricks"][11]["draws"] == [{"seat": 0, "card": "4O"}, {"seat": 1, "card": "7O"}]
     assert d["tricks"][12]["plays"] == [{"seat": 0, "card": "1O"}, {"seat": 1, "card": "7O"}]
     assert [t["winner"] for t in d["tricks"]] == [0] * 20
@@ -524,7 +525,7 @@ def test_exchange_later_in_the_deal_by_the_trick_winner() -> None:
     assert out["status"] == "complete"
     assert d["violations"] == []
     assert d["tricks"][7]["draws"] == [{"seat": 1, "card": "7O"}, {"seat": 0, "card": "12O"}]
-    assert d["exchanges"] == [{"seat": 1, "gave": "7O", "took": "2O"}]
+    assert d["exchanges"] == [{"seat": 1, "gave": "7O", "took": "2O", "trick": 8}]
     assert d["tricks"][11]["draws"] == [{"seat": 0, "card": "12B"}, {"seat": 1, "card": "7O"}]
     assert d["tricks"][12]["plays"] == [{"seat": 0, "card": "1O"}, {"seat": 1, "card": "7O"}]
     assert d["outcome"]["reason"] == "last_trick"

@@ -346,7 +346,7 @@ def seven_log(events: list[dict[str, Any]] | None = None, **options: Any) -> dic
 
 def test_exchange_ok() -> None:
     out = assert_ok(seven_log(), exchange(0))
-    assert out["deals"][0]["exchanges"] == [{"seat": 0, "gave": "7B", "took": "4B"}]
+    assert out["deals"][0]["exchanges"] == [{"seat": 0, "gave": "7B", "took": "4B", "trick": -1}]
     # the 4B is now in ana's hand
     assert_ok(with_events(seven_log(), [exchange(0)]), play(0, "4B"))
 

@@ -210,6 +210,54 @@ def test_a_stock_size_that_does_not_agree_with_the_draws_is_refused() -> None:
     assert "/stock_left" in _pointers(body)
 
 
+def _faults(body: dict[str, Any]) -> dict[str, str]:
+    with pytest.raises(ArbiterError) as caught:
+        read_position_json(body)
+    err = caught.value
+    return {e.pointer: e.message for e in (err.errors if isinstance(err, ArbiterErrors) else [err])}
+
+
+def test_the_fields_of_records_are_read_by_their_tables() -> None:
+    """Each record a position gives is read by its field table (arbiter/engine/view_fields.py):
+    a field it needs is missing at its own pointer, one it may leave out is empty, one the rules
+    make must be what they make, and a closed set names its values."""
+    from arbiter.engine.obligations import Obligation
+    from arbiter.engine.view_fields import RENUNCIO, TRICK
+
+    body = _body()
+    trick = body["tricks"][0]
+    for f in TRICK.fields:
+        if f.read == "need":
+            broken = json.loads(json.dumps(body))
+            del broken["tricks"][0][f.json]
+            assert _faults(broken) == {f"/tricks/0/{f.json}": "missing"}
+        if f.read == "check":
+            broken = json.loads(json.dumps(body))
+            broken["tricks"][0][f.json] = trick[f.json] + 1
+            assert _faults(broken)[f"/tricks/0/{f.json}"] == f"must be {trick[f.json]}"
+    # the fields a position may leave out: read as empty (no draws without a stock), or made
+    body = json.loads(json.dumps(position_dict(_mid_trick("tute-4p", 4))))
+    for t in body["tricks"]:
+        for f in TRICK.fields:
+            if f.read in ("may", "check"):
+                del t[f.json]
+    made = read_position_json(body).view().tricks
+    assert made is not None
+    assert made == _mid_trick("tute-4p", 4).view().tricks
+    given = next(
+        p for seed in range(50) for p in positions("tute-2p", 2, seed) if p.view().renuncios
+    )
+    shown = json.loads(json.dumps(position_dict(given)))
+    assert {f.json for f in RENUNCIO.fields if f.read == "need"} <= set(shown["renuncios"][0])
+    shown["renuncios"][0]["obligation"] = "robar"
+    values = [o.value for o in Obligation]
+    message = f"must be {', '.join(values[:-1])} or {values[-1]}"
+    assert _faults(shown) == {"/renuncios/0/obligation": message}
+    shown["renuncios"][0]["obligation"] = values[0]
+    shown["decided"] = {"kind": "tute", "seat": 9, "event": 0}
+    assert _faults(shown) == {"/decided/seat": "must be an integer from 0 to 1"}
+
+
 def test_malformed_positions_name_the_field() -> None:
     body = _body()
     del body["hands"]
@@ -445,21 +493,38 @@ def test_the_view_names_every_field_of_the_table() -> None:
 
 def test_each_answer_record_is_what_its_field_table_makes() -> None:
     """Each record of ``RECORDS`` (a trick, a cante, an exchange, a renuncio, what decided a
-    deal, a score line, the replay body): its class holds the table's fields, and its schema
-    and the JSON the referee writes of it have the table's keys in the JSON's order (the code is
-    checked against the table by the test above)."""
+    deal, a score line, a violation, an outcome, a side, a move, a declaration, a step and its
+    parts, a deal and its scores, the replay and scores bodies): its class holds the table's
+    fields, and its schema and the JSON the referee writes of it have the table's keys in the
+    JSON's order, those written only under a condition (``when``) left out when it does not
+    hold (the code is checked against the table by the test above)."""
     from arbiter.api import schemas
     from arbiter.engine import records
     from arbiter.engine.view_fields import RECORDS
 
     client = make_client()
-    for seed in range(50):  # a deal with a renuncio, a cante and an exchange
-        log = random_log("tute-2p", random.Random(seed), renuncio_rate=0.3, declare_rate=1.0)
-        body = client.post("/v1/replays", json=log).get_json()
+
+    def steps_of(body: dict[str, Any]) -> list[dict[str, Any]]:
+        return [step for deal in body["deals"] for step in deal["steps"]]
+
+    for seed in range(100):  # a deal with a renuncio, a cante, an exchange and an open cante
+        log = random_log("tute-2p", random.Random(seed), renuncio_rate=0.3, declare_rate=0.5)
+        body = client.post("/v1/replays", json={**log, "steps": True}).get_json()
         deal = body["deals"][0]
-        if deal["violations"] and deal["cantes"] and deal["exchanges"]:
+        steps = steps_of(body)
+        if (
+            deal["violations"]
+            and deal["cantes"]
+            and deal["exchanges"]
+            and any(step["open_cantes"] for step in steps)
+            and any(step["declarations"] for step in steps)
+        ):
             break
+    pairs = random_log("tute-4p", random.Random(1), renuncio_rate=0.3)
+    pairs_body = client.post("/v1/replays", json={**pairs, "steps": True}).get_json()
     position = client.post("/v1/positions", json={**log, "deal": 0}).get_json()["position"]
+    step = next(step for step in steps if step["open_cantes"])
+    scores = client.post("/v1/scores", json=log).get_json()
     written = {
         "TrickSchema": deal["tricks"][0],
         "CanteSchema": deal["cantes"][0],
@@ -468,12 +533,30 @@ def test_each_answer_record_is_what_its_field_table_makes() -> None:
         "DecidedSchema": position["decided"],
         "ScoreSchema": deal["scores"][0],
         "ReplaySchema": body,
+        "OutcomeFactsSchema": position["outcome"],
+        "OutcomeSchema": deal["outcome"],
+        "ViolationSchema": deal["violations"][0],
+        "SideSchema": pairs_body["deals"][0]["sides"][0],
+        "ScoresSchema": scores,
+        "DealScoresSchema": scores["deals"][0],
+        "DealResultSchema": deal,
+        "MoveSchema": steps[0]["legal_moves"][0],
+        "DeclarationSchema": next(s["declarations"][0] for s in steps if s["declarations"]),
+        "StepTrickSchema": step["trick"],
+        "StepCanteSchema": steps[-1]["cantes"][0],
+        "OpenCanteSchema": step["open_cantes"][0],
+        "StepSideSchema": steps_of(pairs_body)[-1]["sides"][0],
+        "StepSchema": step,
     }
     for record in RECORDS:
         by_name = {f.name: f for f in record.fields}
-        keys = [by_name[n].json for n in record.json_order or by_name if by_name[n].json]
+        fields = [by_name[n] for n in record.json_order or by_name if by_name[n].json]
+        keys = [f.json for f in fields]
         assert list(getattr(schemas, record.schema)().fields) == keys, record.schema
         if record.cls:
             cls = getattr(records, record.cls)
             assert all(hasattr(cls, name) for name in by_name), record.cls
-        assert list(written[record.schema]) == keys, record.schema
+        made = written[record.schema]
+        assert list(made) == [f.json for f in fields if f.when is None or f.json in made], (
+            record.schema
+        )

@@ -8,7 +8,9 @@
   problem counted in ``arbiter_state_tokens_rejected_total`` (never a 500).
 - A token does not show the hands or the names it carries, and two seals of one position differ.
 - The committed tokens of every position version (tests/tokens/, each made by that version's
-  tree) still open, and every move on them is judged as it was then, and as on the log now.
+  tree) still open, and every move on them is judged as it was then, and as on the log now;
+  v3-exchanged.json holds tokens sealed after an exchange of the seven before an exchange
+  recorded its trick (a token carries no history, so its version stands).
 - The largest tokens (five players, names at the length limit, four-byte characters) fit under
   :data:`MAX_TOKEN_LENGTH`.
 - Secrets shorter than 32 bytes, or both ``ARBITER_STATE_KEY`` and ``ARBITER_STATE_KEYS``, refuse

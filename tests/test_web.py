@@ -561,10 +561,15 @@ def test_every_word_the_page_uses_exists() -> None:
         for value in spec.allowed or ()
     }
     used |= {"table.true", "table.false", "table.mode.hands", "table.mode.deck"}
+    used |= {"table.mode.position"}
     used |= {"table.notation.spanish", "table.notation.french"}
     # ... and from the editor's places and refusals (entry.js)
     kinds = set(re.findall(r'kind: "(\w+)"', (WEB / "static" / "entry.js").read_text()))
     assert kinds == {"hand", "turned", "stock", "trump", "deck"}
+    used |= {f"entry.missing.{k}" for k in kinds} | {f"entry.place.{k}" for k in kinds}
+    # ... and a position start's places (positionentry.js)
+    kinds = set(re.findall(r'kind: "(\w+)"', (WEB / "static" / "positionentry.js").read_text()))
+    assert kinds == {"table", "hand", "shown", "trick"}
     used |= {f"entry.missing.{k}" for k in kinds} | {f"entry.place.{k}" for k in kinds}
     used |= {f"unknown.outcome.{o}" for o in ("stands", "depends", "open")}
     assert used, "no word found: the patterns are stale"

@@ -9,6 +9,7 @@ these schemas. The closed sets (reasons, codes, obligations...) are the engine's
 
 from __future__ import annotations
 
+import ast
 from enum import StrEnum
 from typing import Any
 
@@ -33,13 +34,26 @@ from arbiter.engine.scoring import Reason
 from arbiter.engine.state import IllegalCode
 from arbiter.engine.view_fields import (
     CANTE,
+    DEAL_RESULT,
+    DEAL_SCORES,
     DECISIVE,
+    DECLARATION,
     EXCHANGE,
+    MOVE,
+    OPEN_CANTE,
+    OUTCOME,
+    OUTCOME_FACTS,
     RENUNCIO,
     REPLAY_BODY,
     SCORE_LINE,
+    SCORES_BODY,
+    SIDE,
+    STEP,
+    STEP_CANTE,
+    STEP_SIDE,
+    STEP_TRICK,
     TRICK,
-    VIEW_FIELDS,
+    VIOLATION,
     RecordTable,
     ViewField,
 )
@@ -245,35 +259,60 @@ class SeatCardSchema(Schema):
 
 #: The enums a record's field may hold, by the name its table gives their type.
 _ENUMS: dict[str, type[StrEnum]] = {
-    "Obligation": Obligation, "DecisiveKind": DecisiveKind, "Status": Status,
+    "Obligation": Obligation, "DecisiveKind": DecisiveKind, "Status": Status, "Reason": Reason,
 }  # fmt: skip
+#: The closed sets of the codecs that write a name from a tuple of names.
+_NAMES: dict[str, tuple[str, ...]] = {"kind": EVENT_TYPES, "tute-of": TUTE_OF}
 
 
 def _record_field(field: ViewField) -> fields.Field[Any]:
     """The schema of a field written one to one, by its codec (a record's or the view's)."""
     doc = _doc(field.doc)
     codec = field.codec
+    # a key written only under a condition (``when``) may be absent
+    required = field.when is None
     if codec == "ints":
-        return fields.List(fields.Integer(), required=True, metadata=doc)
-    if codec in ("suits", "cards"):
-        return fields.List(fields.String(), required=True, metadata=doc)
+        return fields.List(fields.Integer(), required=required, metadata=doc)
+    if codec in ("suits", "cards", "card-list"):
+        return fields.List(fields.String(), required=required, metadata=doc)
+    if codec == "strs":
+        return fields.List(
+            fields.String(), required=required, allow_none=field.nullable, metadata=doc
+        )
+    if codec in ("masks", "masks?"):
+        return fields.List(
+            fields.List(fields.String()),
+            required=required,
+            allow_none=codec.endswith("?"),
+            metadata=doc,
+        )
     if codec == "plays":
-        return fields.List(fields.Nested(SeatCardSchema), required=True, metadata=doc)
+        return fields.List(fields.Nested(SeatCardSchema), required=required, metadata=doc)
     if codec == "enum":
         values = tuple(m.value for m in _ENUMS[field.type])
-        return fields.String(required=True, validate=validate.OneOf(values), metadata=doc)
+        return fields.String(required=required, validate=validate.OneOf(values), metadata=doc)
+    if codec in _NAMES:
+        return fields.String(
+            required=required, validate=validate.OneOf(_NAMES[codec]), metadata=doc
+        )
+    if codec == "const":  # the source is the one value, a string
+        value = ast.literal_eval(field.source or "")
+        return fields.String(required=required, validate=validate.OneOf((value,)), metadata=doc)
     if codec == "nested":  # the type is the part's schema
-        return fields.Nested(field.type, required=True, allow_none=field.nullable, metadata=doc)
+        return fields.Nested(field.type, required=required, allow_none=field.nullable, metadata=doc)
     if codec == "nested-list":
-        return fields.List(fields.Nested(field.type), required=True, metadata=doc)
+        return fields.List(
+            fields.Nested(field.type), required=required, allow_none=field.nullable, metadata=doc
+        )
     if field.type.startswith("str"):
-        return fields.String(required=True, allow_none=field.type.endswith("| None"), metadata=doc)
+        nullable = field.type.endswith("| None")
+        return fields.String(required=required, allow_none=nullable, metadata=doc)
     if codec in ("suit?", "card?", "suit", "card"):
         nullable = codec.endswith("?")
-        return fields.String(required=True, allow_none=nullable, metadata=doc)
-    nullable = codec == "seat?" or field.nullable or field.type.endswith("| None")
+        return fields.String(required=required, allow_none=nullable, metadata=doc)
+    nullable = codec in ("seat?", "int?") or field.nullable or field.type.endswith("| None")
     kind = fields.Boolean if field.type == "bool" else fields.Integer
-    return kind(required=True, allow_none=nullable, metadata=doc)
+    return kind(required=required, allow_none=nullable, metadata=doc)
 
 
 def _record_fields(record: RecordTable) -> dict[str, fields.Field[Any]]:
@@ -284,8 +323,9 @@ def _record_fields(record: RecordTable) -> dict[str, fields.Field[Any]]:
 
 
 def _record_schema(record: RecordTable) -> type[Schema]:
-    """The schema of a record of arbiter/engine/view_fields.py."""
-    return Schema.from_dict(_record_fields(record), name=record.schema)
+    """The schema of a record of arbiter/engine/view_fields.py, registered under its name (the
+    tables name the schemas of nested parts)."""
+    return type(record.schema, (Schema,), dict(_record_fields(record)))
 
 
 TrickSchema = _record_schema(TRICK)
@@ -294,49 +334,18 @@ ExchangeSchema = _record_schema(EXCHANGE)
 PositionRenuncioSchema = _record_schema(RENUNCIO)
 DecidedSchema = _record_schema(DECISIVE)
 ScoreSchema = _record_schema(SCORE_LINE)
-
-
-def _violation_fields() -> dict[str, fields.Field[Any]]:
-    """A renuncio in a deal's body: the table's fields but the suit led and the winning card,
-    with its kind and its message (the order of the body)."""
-    renuncio = _record_fields(RENUNCIO)
-    return {
-        **{key: renuncio[key] for key in ("event", "seat", "card")},
-        "kind": fields.String(required=True, validate=validate.OneOf(("renuncio",))),
-        **{key: renuncio[key] for key in ("obligation", "correct", "trick")},
-        "message": fields.String(required=True),
-    }
-
-
-ViolationSchema = Schema.from_dict(_violation_fields(), name="ViolationSchema")
-
-
-class SideSchema(Schema):
-    seats = fields.List(fields.Integer(), required=True)
-    total = fields.Integer(required=True)
-
-
-class OutcomeSchema(Schema):
-    winners = fields.List(fields.Integer(), required=True)
-    losers = fields.List(fields.Integer(), required=True)
-    reason = fields.String(required=True, validate=validate.OneOf(REASONS))
-    message = fields.String(required=True)
-
-
-class DealResultSchema(Schema):
-    dealer = fields.Integer(required=True)
-    mano = fields.Integer(required=True)
-    trump = fields.String(required=True, allow_none=True)
-    finished = fields.Boolean(required=True)
-    stock_left = fields.Integer(metadata=_doc("tute-2p only"))
-    tricks = fields.List(fields.Nested(TrickSchema), required=True)
-    cantes = fields.List(fields.Nested(CanteSchema), required=True)
-    exchanges = fields.List(fields.Nested(ExchangeSchema), required=True)
-    violations = fields.List(fields.Nested(ViolationSchema), required=True)
-    scores = fields.List(fields.Nested(ScoreSchema), required=True)
-    sides = fields.List(fields.Nested(SideSchema), metadata=_doc("tute-4p only"))
-    outcome = fields.Nested(OutcomeSchema, required=True, allow_none=True)
-    steps = fields.List(fields.Nested("StepSchema"), metadata=_doc('With "steps": true only.'))
+ViolationSchema = _record_schema(VIOLATION)
+SideSchema = _record_schema(SIDE)
+OutcomeSchema = _record_schema(OUTCOME)
+OutcomeFactsSchema = _record_schema(OUTCOME_FACTS)
+MoveSchema = _record_schema(MOVE)
+DeclarationSchema = _record_schema(DECLARATION)
+StepTrickSchema = _record_schema(STEP_TRICK)
+StepCanteSchema = _record_schema(STEP_CANTE)
+OpenCanteSchema = _record_schema(OPEN_CANTE)
+StepSideSchema = _record_schema(STEP_SIDE)
+DealScoresSchema = _record_schema(DEAL_SCORES)
+DealResultSchema = _record_schema(DEAL_RESULT)
 
 
 class StandingSchema(Schema):
@@ -354,67 +363,14 @@ class MatchSchema(Schema):
     losers = fields.List(fields.Integer(), required=True)
 
 
-class MoveSchema(Schema):
-    type = fields.String(required=True, validate=validate.OneOf(EVENT_TYPES))
-    seat = fields.Integer(required=True)
-    card = fields.String()
-    suit = fields.String()
-    of = fields.String(validate=validate.OneOf(TUTE_OF))
-
-
 class NextSchema(Schema):
     seat = fields.Integer(required=True)
     player = fields.String(required=True)
     legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
 
 
-class StepTrickSchema(Schema):
-    number = fields.Integer(required=True, metadata=_doc("Tricks completed so far (from 0)."))
-    leader = fields.Integer(required=True)
-    plays = fields.List(fields.Nested(SeatCardSchema), required=True)
-    led = fields.String(required=True, allow_none=True, metadata=_doc("The suit led; null: none."))
-    winning = fields.Nested(
-        SeatCardSchema,
-        required=True,
-        allow_none=True,
-        metadata=_doc("The seat and card winning the trick so far; null before its first play."),
-    )
-
-
-_CARDS_OF = _doc("The cards it rests on.")
-
-
-class OpenCanteSchema(Schema):
-    seat = fields.Integer(required=True)
-    suit = fields.String(required=True)
-    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
-
-
-class StepCanteSchema(CanteSchema):  # type: ignore[misc,valid-type]
-    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
-    made_trump = fields.Boolean(
-        required=True, metadata=_doc("The deal's first call, which made trump (calls only).")
-    )
-
-
-class DeclarationSchema(MoveSchema):
-    cards = fields.List(fields.String(), required=True, metadata=_CARDS_OF)
-
-
-class OutcomeFactsSchema(OutcomeSchema):
-    class Meta:
-        exclude = ("message",)
-
-
-class StepSideSchema(SideSchema):
-    card_points = fields.Integer(required=True)
-    captured = fields.List(fields.String(), required=True, allow_none=True)
-
-
-#: The fields of a step written one to one, from the view's field table.
-_StepFields = Schema.from_dict(
-    {f.json: _record_field(f) for f in VIEW_FIELDS if f.json is not None}, name="StepFields"
-)
+#: The fields of a step, from its field table (the view's written one to one, then its parts).
+_StepFields = Schema.from_dict(_record_fields(STEP), name="StepFields")
 
 
 class StepSchema(_StepFields):  # type: ignore[misc,valid-type]
@@ -422,47 +378,6 @@ class StepSchema(_StepFields):  # type: ignore[misc,valid-type]
 
     class Meta:
         register = True  # Schema.from_dict's classes are not: nested schemas name this one
-
-    hands = fields.List(fields.List(fields.String()), required=True)
-    trick = fields.Nested(StepTrickSchema, required=True)
-    cantes = fields.List(fields.Nested(StepCanteSchema), required=True)
-    open_cantes = fields.List(
-        fields.Nested(OpenCanteSchema),
-        required=True,
-        metadata=_doc("King and horse held together in a suit not sung yet (declared cantes)."),
-    )
-    legal_moves = fields.List(fields.Nested(MoveSchema), required=True)
-    declarations = fields.List(
-        fields.Nested(DeclarationSchema),
-        required=True,
-        metadata=_doc("The declarations open to the seat to act, with their cards."),
-    )
-    tricks = fields.List(
-        fields.Nested(TrickSchema),
-        required=True,
-        allow_none=True,
-        metadata=_doc("The tricks completed, with the draws; null: not known (from a state_id)."),
-    )
-    captured = fields.List(
-        fields.List(fields.String()),
-        required=True,
-        allow_none=True,
-        metadata=_doc("Each seat's cards of the tricks it won; null: not known."),
-    )
-    exchanges = fields.List(fields.Nested(ExchangeSchema), required=True)
-    decided = fields.Nested(
-        DecidedSchema,
-        required=True,
-        allow_none=True,
-        metadata=_doc("The event that decided the deal before its end (first renuncio or tute)."),
-    )
-    outcome = fields.Nested(OutcomeFactsSchema, required=True, allow_none=True)
-    sides = fields.List(fields.Nested(StepSideSchema), metadata=_doc("tute-4p only"))
-    stock_left = fields.Integer(metadata=_doc("tute-2p only"))
-    stock_known = fields.List(
-        fields.String(),
-        metadata=_doc("tute-2p only: stock cards everyone knows (the turned card)."),
-    )
 
 
 class PositionSchema(StepSchema):
@@ -512,20 +427,7 @@ STATUS = validate.OneOf(STATUSES)
 
 
 ReplaySchema = _record_schema(REPLAY_BODY)
-
-
-class DealScoresSchema(Schema):
-    scores = fields.List(fields.Nested(ScoreSchema), required=True)
-    sides = fields.List(fields.Nested(SideSchema))
-    outcome = fields.Nested(OutcomeSchema, required=True, allow_none=True)
-    violations = fields.List(fields.Nested(ViolationSchema), required=True)
-
-
-class ScoresSchema(Schema):
-    status = fields.String(required=True, validate=STATUS)
-    illegal = fields.Nested(IllegalSchema, required=True, allow_none=True)
-    deals = fields.List(fields.Nested(DealScoresSchema), required=True)
-    match = fields.Nested(MatchSchema, required=True)
+ScoresSchema = _record_schema(SCORES_BODY)
 
 
 class VerdictSchema(Schema):

@@ -31,8 +31,7 @@ class ArbiterError(ValueError):
     @property
     def pointer(self) -> str:
         """The path as an RFC 6901 JSON pointer."""
-        parts = (str(p).replace("~", "~0").replace("/", "~1") for p in self.path)
-        return "".join("/" + p for p in parts)
+        return pointer(self.path)
 
     def __str__(self) -> str:
         return f"{self.pointer or '/'}: {self.message}" if self.path else self.message
@@ -54,7 +53,8 @@ class ArbiterErrors(ArbiterError):
     def at(self, *prefix: PathPart) -> ArbiterError:
         for err in self.errors:
             err.at(*prefix)
-        self.path = self.errors[0].path
+        # the first error's message may name a path too, prefixed with it
+        self.path, self.message = self.errors[0].path, self.errors[0].message
         return self
 
 
@@ -76,3 +76,26 @@ class SetupError(ArbiterError):
 
 class LogError(ArbiterError):
     """A log that is malformed (wrong types, unknown names, unfinished deal before the last)."""
+
+
+class RepeatedError(LogError):
+    """A thing given a second time, at ``path``: the message names where it was first given
+    (``first``) by a pointer as full as the error's own, both prefixed alike as the error is
+    located on the way up (a position's card twice: ``/position/hands/1/0``, "this card is
+    already at /position/hands/0/0")."""
+
+    def __init__(self, what: str, first: Path, path: Path) -> None:
+        self.what = what
+        self.first = first
+        super().__init__(f"{what} {pointer(first)}", path)
+
+    def at(self, *prefix: PathPart) -> ArbiterError:
+        self.first = (*prefix, *self.first)
+        self.message = f"{self.what} {pointer(self.first)}"
+        return super().at(*prefix)
+
+
+def pointer(path: Path) -> str:
+    """A path as an RFC 6901 JSON pointer."""
+    parts = (str(p).replace("~", "~0").replace("/", "~1") for p in path)
+    return "".join("/" + p for p in parts)

@@ -15,12 +15,20 @@ JSON gives too to the engine's. Each fault is an error with its JSON pointer, al
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Final
 
 from arbiter.engine.cards import STRENGTH_OF_RANK, Card, Mask, parse_card, parse_suit
-from arbiter.engine.errors import ArbiterError, ArbiterErrors, CardCodeError, LogError, Path
+from arbiter.engine.errors import (
+    ArbiterError,
+    ArbiterErrors,
+    CardCodeError,
+    LogError,
+    Path,
+    RepeatedError,
+)
 from arbiter.engine.log import DEFAULT_LIMITS, Header, Limits, parse_header
 from arbiter.engine.obligations import NO_TRUMP, Obligation
 from arbiter.engine.position import Position, PositionView
@@ -29,6 +37,17 @@ from arbiter.engine.rulesets import CanteStyle, TrumpSource
 from arbiter.engine.scoring import MatchStanding, deal_outcome
 from arbiter.engine.setup import mano
 from arbiter.engine.state import cante_value, free_play, trick_standing
+from arbiter.engine.view_fields import (
+    CANTE,
+    DECISIVE,
+    EXCHANGE,
+    RENUNCIO,
+    STEP,
+    STEP_TRICK,
+    TRICK,
+    Field,
+    RecordTable,
+)
 
 #: The keys of the header, read as a log's.
 _HEADER_KEYS: Final = ("ruleset", "options", "players", "notation")
@@ -92,6 +111,76 @@ def _cards(raw: object, header: Header, path: Path, most: int) -> list[Card]:
     return [_card(c, header, (*path, i)) for i, c in enumerate(_list(raw, path, most))]
 
 
+# --- reading a field by its table ----------------------------------------------------------------
+
+#: (least, most) of an int or of a list's length, by the name a field's ``bound`` gives.
+Bounds = dict[str, tuple[int, int]]
+
+#: The enums a field read may hold, by the name its table gives their type.
+_ENUMS: Final[dict[str, type[StrEnum]]] = {"Obligation": Obligation, "DecisiveKind": DecisiveKind}
+
+#: A field's value when the JSON leaves out a field it "may" give, by its codec.
+_EMPTY: Final[dict[str, Any]] = {"plays": (), "cards": 0, "card?": -1, "suit?": NO_TRUMP}
+
+
+def _one_of(values: Sequence[str]) -> str:
+    """«renuncio or tute», «asistir, montar, fallar or pisar»."""
+    return ", ".join(values[:-1]) + " or " + values[-1] if len(values) > 1 else values[0]
+
+
+def _decode(field: Field, raw: object, header: Header, path: Path, bounds: Bounds) -> Any:
+    """The value of one field a position's JSON gives, read by its codec (a fault names
+    ``path``)."""
+    codec = field.codec
+    if codec == "value":  # an int, within the field's bounds
+        return _int(raw, path, *bounds[field.bound or ""])
+    if codec in ("card", "card?"):
+        return -1 if raw is None and codec == "card?" else _card(raw, header, path)
+    if codec in ("suit", "suit?"):
+        return NO_TRUMP if raw is None and codec == "suit?" else _suit(raw, header, path)
+    if codec == "plays":
+        least, most = bounds[field.bound or ""]
+        return _seat_cards(raw, header, path, most, least)
+    if codec == "cards":
+        return _mask(_cards(raw, header, path, bounds[field.bound or ""][1]))
+    if codec == "masks":  # a list of hands, each a list of cards (kept as lists: checked later)
+        least, most = bounds[field.bound or ""]
+        return [
+            _cards(h, header, (*path, i), 40) for i, h in enumerate(_list(raw, path, most, least))
+        ]
+    if codec == "enum":
+        enum = _ENUMS[field.type]
+        values = [m.value for m in enum]
+        if raw not in values:
+            raise LogError(f"must be {_one_of(values)}", path)
+        return enum(raw)
+    raise AssertionError(f"no reader for the codec {codec!r} of {field.name}")
+
+
+def _read_fields(
+    fields: Sequence[Field], raw: object, header: Header, path: Path, bounds: Bounds
+) -> dict[str, Any]:
+    """The fields a position's JSON gives of a record (those its table marks ``need`` or
+    ``may``), by name, in the JSON's order."""
+    data = _obj(raw, path)
+    values: dict[str, Any] = {}
+    for f in fields:
+        if f.read not in ("need", "may") or f.json is None:
+            continue
+        if f.json in data:
+            values[f.name] = _decode(f, data[f.json], header, (*path, f.json), bounds)
+        elif f.read == "need":
+            raise LogError("missing", (*path, f.json))
+        else:
+            values[f.name] = _EMPTY[f.codec]
+    return values
+
+
+def _in_json_order(record: RecordTable) -> tuple[Field, ...]:
+    by_name = {f.name: f for f in record.fields}
+    return tuple(by_name[n] for n in record.json_order or tuple(by_name))
+
+
 # --- the facts ------------------------------------------------------------------------------------
 
 
@@ -101,9 +190,28 @@ class _Reader:
     def __init__(self, data: Mapping[str, Any], header: Header, dealer: int) -> None:
         self.data = data
         self.header = header
-        self.players = len(header.players)
+        n = self.players = len(header.players)
         self.dealer = dealer
         self.faults: list[ArbiterError] = []
+        tricks = header.ruleset.tricks(n)
+        #: the bounds the tables name (``played``, the tricks completed: set once read)
+        self.bounds: Bounds = {
+            "seat": (0, n - 1), "hands": (n, n), "trick": (n, n), "table": (0, n - 1),
+            "draws": (0, n), "tricks": (0, tricks - 1), "played": (0, tricks), "event": (0, 200),
+            "pack": (0, 40), "after": (-1, tricks - 1),
+        }  # fmt: skip
+
+    def fields(self, record: RecordTable, raw: object, path: Path) -> dict[str, Any]:
+        """The fields a record's JSON gives (:func:`_read_fields`)."""
+        return _read_fields(_in_json_order(record), raw, self.header, path, self.bounds)
+
+    def check(self, record: RecordTable, raw: Mapping[str, Any], path: Path, **made: Any) -> None:
+        """A fault for each field the table marks ``check`` that the JSON gives otherwise than
+        the rules make it (``made``, by name)."""
+        for f in record.fields:
+            key = f.json
+            if f.read == "check" and key is not None and key in raw and raw[key] != made[f.name]:
+                self.fault(f"must be {made[f.name]}", *path, key)
 
     def fault(self, message: str, *path: str | int) -> None:
         self.faults.append(LogError(message, path))
@@ -113,18 +221,10 @@ class _Reader:
         raw = _list(self.data.get(key, []), (key,), most)
         return [((key, i), _obj(item, (key, i))) for i, item in enumerate(raw)]
 
-    def seat(self, record: Mapping[str, Any], path: Path) -> int:
-        return _int(_need(record, "seat", path), (*path, "seat"), 0, self.players - 1)
-
-    def card(self, record: Mapping[str, Any], path: Path, key: str) -> Card:
-        return _card(_need(record, key, path), self.header, (*path, key))
-
     def trick_on_table(self) -> tuple[int, Plays]:
-        trick = _obj(_need(self.data, "trick", ()), ("trick",))
-        leader = _int(_need(trick, "leader", ("trick",)), ("trick", "leader"), 0, self.players - 1)
-        plays = _seat_cards(
-            _need(trick, "plays", ("trick",)), self.header, ("trick", "plays"), self.players - 1
-        )
+        trick = self.fields(STEP_TRICK, _need(self.data, "trick", ()), ("trick",))
+        leader: int = trick["leader"]
+        plays: Plays = trick["plays"]
         self.check_order(leader, plays, ("trick", "plays"))
         return leader, plays
 
@@ -144,23 +244,21 @@ class _Reader:
         leader = mano(self.dealer, n)
         for i, item in enumerate(raw):
             path: Path = ("tricks", i)
-            t = _obj(item, path)
-            given_leader = _int(_need(t, "leader", path), (*path, "leader"), 0, n - 1)
-            if given_leader != leader:
+            t = self.fields(TRICK, item, path)
+            if t["leader"] != leader:
                 self.fault(f"the trick is led by seat {leader}", *path, "leader")
-            plays = _seat_cards(_need(t, "plays", path), header, (*path, "plays"), n, n)
-            self.check_order(given_leader, plays, (*path, "plays"))
+            self.check_order(t["leader"], t["plays"], (*path, "plays"))
             in_force = NO_TRUMP if i <= first_call else trump
-            points, _, winner, _ = trick_standing(plays, in_force)
-            for key, value in (("winner", winner), ("points", points)):
-                if key in t and t[key] != value:
-                    self.fault(f"must be {value}", *path, key)
-            draws = _seat_cards(t.get("draws", []), header, (*path, "draws"), n)
-            for j, (seat, _) in enumerate(draws):
+            points, _, winner, _ = trick_standing(t["plays"], in_force)
+            self.check(TRICK, item, path, winner=winner, points=points)
+            for j, (seat, _) in enumerate(t["draws"]):
                 if seat != (winner + j) % n:
                     self.fault(f"seat {(winner + j) % n} draws here", *path, "draws", j, "seat")
-            tricks.append(Trick(given_leader, plays, winner, points, draws))
+            tricks.append(Trick(**t, winner=winner, points=points))
             leader = winner
+        # the renuncios' tricks (the one on the table too) and the exchanges' (-1: before any)
+        self.bounds["played"] = (0, len(tricks))
+        self.bounds["after"] = (-1, len(tricks) - 1)
         return tricks
 
 
@@ -202,14 +300,10 @@ def _read(data: Mapping[str, Any], limits: Limits) -> _Facts:
     deal_index = _int(data.get("deal", 0), ("deal",), 0, limits.max_deals - 1)
     dealer = _int(_need(data, "dealer", ()), ("dealer",), 0, n - 1)
     reader = _Reader(data, header, dealer)
-    hands = [
-        _cards(h, header, ("hands", s), 40)
-        for s, h in enumerate(_list(_need(data, "hands", ()), ("hands",), n, n))
-    ]
-    raw_trump = _need(data, "trump", ())
-    trump = NO_TRUMP if raw_trump is None else _suit(raw_trump, header, ("trump",))
-    raw_turned = data.get("turned")
-    turned = -1 if raw_turned is None else _card(raw_turned, header, ("turned",))
+    given = _read_fields(_FACTS, data, header, (), reader.bounds)
+    hands: list[list[Card]] = given["hands"]
+    trump: int = given["trump"]
+    turned: Card = given["turned"]
     stock_left = 0
     if ruleset.stock:
         stock_left = _int(_need(data, "stock_left", ()), ("stock_left",), 0, 40)
@@ -225,7 +319,7 @@ def _read(data: Mapping[str, Any], limits: Limits) -> _Facts:
     renuncios = _renuncios(reader, tricks, plays, trump, first_call)
     facts = _Facts(
         header, deal_index, dealer, tuple(_mask(h) for h in hands), trump, turned, stock_left,
-        leader, plays, tricks, cantes, _exchanges(reader), renuncios,
+        leader, plays, tricks, cantes, _exchanges(reader, tricks), renuncios,
         _decisive(reader, renuncios), _standing(data, n),
     )  # fmt: skip
     _check_cards(reader, hands, plays, tricks, turned if stock_left else -1)
@@ -235,6 +329,13 @@ def _read(data: Mapping[str, Any], limits: Limits) -> _Facts:
     if reader.faults:
         raise ArbiterErrors(reader.faults) if len(reader.faults) > 1 else reader.faults[0]
     return facts
+
+
+#: The fields of a step that a position's JSON gives as facts (the hands, trump, the turned
+#: card), read in this order.
+_FACTS: Final = tuple(
+    f for name in ("hands", "trump", "turned") for f in STEP.fields if f.name == name
+)
 
 
 def _view_of(facts: _Facts) -> PositionView:
@@ -323,25 +424,36 @@ def _mask(cards: list[Card]) -> Mask:
 
 def _cantes(reader: _Reader, trump: int) -> list[Cante]:
     """The cantes (or calls), their points as the rules make them."""
-    header = reader.header
-    tricks = header.ruleset.tricks(reader.players)
     cantes = []
     for i, (path, c) in enumerate(reader.records("cantes", 8)):
-        seat = reader.seat(c, path)
-        suit = _suit(_need(c, "suit", path), header, (*path, "suit"))
-        trick = _int(_need(c, "trick", path), (*path, "trick"), 0, tricks - 1)
-        points = cante_value(header.ruleset, suit, trump, i)
-        if "points" in c and c["points"] != points:
-            reader.fault(f"must be {points}", *path, "points")
-        cantes.append(Cante(seat, suit, points, trick))
+        given = reader.fields(CANTE, c, path)
+        points = cante_value(reader.header.ruleset, given["suit"], trump, i)
+        reader.check(CANTE, c, path, points=points)
+        cantes.append(Cante(**given, points=points))
     return cantes
 
 
-def _exchanges(reader: _Reader) -> list[Exchange]:
-    return [
-        Exchange(reader.seat(e, path), reader.card(e, path, "gave"), reader.card(e, path, "took"))
-        for path, e in reader.records("exchanges", 1)
-    ]
+def _exchanges(reader: _Reader, tricks: list[Trick]) -> list[Exchange]:
+    """The exchanges, each made on a lead (after trick ``trick``, -1 before the first) as the
+    rules allow: by the seat leading then, while the stock lasted, after a trick it won when
+    ``exchange_requires_trick_won`` asks for one."""
+    header = reader.header
+    found = []
+    for path, e in reader.records("exchanges", 1):
+        given = reader.fields(EXCHANGE, e, path)
+        seat, trick = given["seat"], given["trick"]
+        if trick < 0 and header.options.exchange_requires_trick_won:
+            reader.fault("exchange_requires_trick_won: not before the first trick", *path,
+                         "trick")  # fmt: skip
+        leading = tricks[trick].winner if trick >= 0 else mano(reader.dealer, reader.players)
+        if seat != leading:
+            when = "after that trick" if trick >= 0 else "first (the mano)"
+            reader.fault(f"seat {leading} leads {when}, not seat {seat}", *path, "trick")
+        drawn = sum(len(t.draws) for t in tricks[: trick + 1])
+        if header.ruleset.stock and drawn >= header.ruleset.stock_size(reader.players):
+            reader.fault("no stock was left after that trick", *path, "trick")
+        found.append(Exchange(**given))
+    return found
 
 
 def _renuncios(
@@ -351,13 +463,8 @@ def _renuncios(
     was played worked out from the trick (and the trump then in force)."""
     found = []
     for path, r in reader.records("renuncios", 40):
-        event = _int(_need(r, "event", path), (*path, "event"), 0, 200)
-        seat = reader.seat(r, path)
-        card = reader.card(r, path, "card")
-        raw_obligation = _need(r, "obligation", path)
-        if raw_obligation not in tuple(o.value for o in Obligation):
-            raise LogError("not an obligation", (*path, "obligation"))
-        trick = _int(_need(r, "trick", path), (*path, "trick"), 0, len(tricks))
+        given = reader.fields(RENUNCIO, r, path)
+        seat, card, trick = given["seat"], given["card"], given["trick"]
         in_trick = tricks[trick].plays if trick < len(tricks) else plays
         if (seat, card) not in in_trick:
             reader.fault("not a play of that trick", *path, "card")
@@ -365,10 +472,7 @@ def _renuncios(
         in_force = NO_TRUMP if trick <= first_call else trump
         before = in_trick[: in_trick.index((seat, card))]
         _, led, _, winning = trick_standing(before, in_force)
-        correct = _mask(_cards(r.get("correct", []), reader.header, (*path, "correct"), 40))
-        found.append(
-            Renuncio(event, seat, card, Obligation(raw_obligation), correct, trick, led, winning)
-        )
+        found.append(Renuncio(**given, led_suit=led, winning=winning))
     return found
 
 
@@ -378,14 +482,9 @@ def _decisive(reader: _Reader, renuncios: list[Renuncio]) -> Decisive | None:
     raw = reader.data.get("decided")
     if raw is None:
         return None if first is None else Decisive(DecisiveKind.RENUNCIO, first.seat, first.event)
-    d = _obj(raw, ("decided",))
-    kind = _need(d, "kind", ("decided",))
-    if kind not in tuple(k.value for k in DecisiveKind):
-        raise LogError("must be renuncio or tute", ("decided", "kind"))
-    seat = _int(_need(d, "seat", ("decided",)), ("decided", "seat"), 0, reader.players - 1)
-    event = _int(_need(d, "event", ("decided",)), ("decided", "event"), 0, 200)
-    decisive = Decisive(DecisiveKind(kind), seat, event)
-    if first is not None and first.event < event and decisive.kind is DecisiveKind.TUTE:
+    decisive = Decisive(**reader.fields(DECISIVE, raw, ("decided",)))
+    seat = decisive.seat
+    if first is not None and first.event < decisive.event and decisive.kind is DecisiveKind.TUTE:
         reader.fault("the first renuncio decided the deal", "decided")
     elif decisive.kind is DecisiveKind.RENUNCIO and (first is None or first.seat != seat):
         reader.fault("the deal's first renuncio decides it", "decided")
@@ -414,13 +513,9 @@ def _check_cards(
         if removed is not None and card % 10 == STRENGTH_OF_RANK[removed]:
             reader.fault("not a card of this pack", *path)
         elif card in seen:
-            reader.fault("this card is already at " + _pointer(seen[card]), *path)
+            reader.faults.append(RepeatedError("this card is already at", seen[card], path))
         else:
             seen[card] = path
-
-
-def _pointer(path: Path) -> str:
-    return "".join(f"/{p}" for p in path)
 
 
 def _check_counts(

@@ -131,12 +131,13 @@ class Cante(Record):
 
 @final
 class Exchange(Record):
-    """The seven of trumps given for the turned card."""
+    """The seven of trumps given for the turned card after trick ``trick`` (-1: before any)."""
 
     __slots__ = (
         "gave",
         "seat",
         "took",
+        "trick",
     )
 
     def __init__(
@@ -144,6 +145,7 @@ class Exchange(Record):
         seat: int,
         gave: Card,
         took: Card,
+        trick: int,
     ) -> None:
         #: The seat that exchanged.
         self.seat = seat
@@ -151,12 +153,15 @@ class Exchange(Record):
         self.gave = gave
         #: The card it took (the turned card).
         self.took = took
+        #: The trick (from 0) it was made after, as a cante's; -1 before the first.
+        self.trick = trick
 
-    def astuple(self) -> tuple[int, Card, Card]:
+    def astuple(self) -> tuple[int, Card, Card, int]:
         return (
             self.seat,
             self.gave,
             self.took,
+            self.trick,
         )
 
 

@@ -39,7 +39,9 @@ from arbiter.engine.scoring import MatchStanding, Outcome, Reason
 from arbiter.engine.state import POSITION_FIELDS, DealState
 
 MAGIC: Final = b"TUTE"
-SNAPSHOT_VERSION: Final = 4
+#: 5: an exchange records the trick it followed (a version-4 snapshot, a cache entry, is missed
+#: and made again: its key names the version, arbiter/cache/keys.py).
+SNAPSHOT_VERSION: Final = 5
 POSITION_VERSION: Final = 3
 #: Version 2 differs only in packing integers at their smallest width, unpadded: its positions
 #: (the tokens sealed before version 3) decode the same way.

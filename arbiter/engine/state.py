@@ -635,7 +635,8 @@ class DealState:
         self.stock[-1] = seven
         self.turned = seven
         self.hands[seat] = self.hands[seat] ^ (1 << seven) | (1 << turned)
-        self.exchanges.append(Exchange(seat, seven, turned))
+        # after the trick it follows, as a sing's cante (-1: on the mano's first lead)
+        self.exchanges.append(Exchange(seat, seven, turned, self.trick_no - 1))
 
     # --- accounting ----------------------------------------------------------------------
 

@@ -233,6 +233,75 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.table.mode": "How the cards are entered",
         "page.table.mode.hands": "each hand, and the turned or shown card",
         "page.table.mode.deck": "the whole deck, in dealing order",
+        "page.table.mode.position": (
+            "from the disputed trick: the hands now, the trick on the table, the tricks played"
+        ),
+        "page.position.heading": "From the disputed trick",
+        "page.position.hint": (
+            "Give the hands as they are now and the trick on the table; the referee needs the "
+            "tricks already played too (the cards of each, in the order they were played)."
+        ),
+        "page.position.tricks": "Tricks already played",
+        "page.position.led": "Trick {number} was led by",
+        "page.position.led_now": "The trick on the table was led by",
+        "page.position.stock_left": "Cards left in the stock",
+        "page.position.now_done": (
+            "The places needed are filled (a hand or the trick on the table may hold fewer "
+            "cards): play from here, or tap a place to fill it."
+        ),
+        "page.position.start": "Play from here",
+        "page.position.complete": "Every place the referee needs is filled.",
+        "page.position.faults": (
+            "The referee cannot start from this position; what to correct is said beside each "
+            "place:"
+        ),
+        "page.position.place_form": "the table",
+        "page.position.fault.hand_size": "{name} must hold {count} cards at this point.",
+        "page.position.fault.twice": "{card} is already in {place}: a card is given only once.",
+        "page.position.fault.not_in_pack": "{card} is not in this ruleset's pack.",
+        "page.position.fault.plays_here": "{name} plays here: the cards go round the table.",
+        "page.position.fault.led_by": (
+            "{name} leads this trick: the winner of the trick before (the mano before any)."
+        ),
+        "page.position.fault.leader": (
+            "The trick on the table is led by the winner of the last trick (the mano before any)."
+        ),
+        "page.position.fault.stock_left": "{count} cards are left in the stock after the draws.",
+        "page.position.fault.shown_missing": "The card that shows trump is missing.",
+        "page.position.fault.trump": "Trump is the suit of the card that shows it.",
+        "page.position.fault.no_shown": "In this ruleset no card shows trump: take it out.",
+        "page.position.fault.other": "The referee refuses this part of the position.",
+        "page.position.play_heading": "{ruleset} — from the disputed trick",
+        "page.position.edit": "Correct the position",
+        "page.position.ruling": "The ruling from this position",
+        "page.position.no_moves": "No move yet: tap the card played.",
+        "page.position.stopped": (
+            "A renuncio: the referee rules it here. A ruling from a position goes no further "
+            "than the renuncio; undo it to try another card."
+        ),
+        "page.position.stopped_short": "Play stops at the renuncio.",
+        "page.position.unknown.heading": "What this ruling cannot know",
+        "page.position.unknown.tricks": (
+            "Only the tricks entered: the score of the deal is theirs."
+        ),
+        "page.position.unknown.renuncios": (
+            "A renuncio made before this position: to it the deal is not decided yet."
+        ),
+        "page.position.unknown.cantes": (
+            "The cantes or calls made before: their points, and the suits already sung."
+        ),
+        "page.position.unknown.exchanges": "An exchange of the seven made before.",
+        "page.position.unknown.stock": (
+            "The order of the stock: only its size and the card that shows trump."
+        ),
+        "page.position.unknown.match": "The deals before: the match is taken as not begun.",
+        "page.entry.place.shown": "the card that shows trump",
+        "page.entry.place.table": "the trick on the table, in the order played",
+        "page.entry.place.trick": "trick {number}, in the order played",
+        "page.entry.missing.shown": "{place}",
+        "page.entry.missing.trick": "{place}, {count} more",
+        "page.entry.missing.table": "{place}, {count} more",
+        "page.entry.now_order": "Now: {place} — tap its cards in the pack.",
         "page.table.next": "Next: the cards",
         "page.table.name_missing": "Seat {number} has no name.",
         "page.table.names_twice": "Two players have the same name.",
@@ -666,6 +735,77 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         "page.table.mode": "Cómo se dan las cartas",
         "page.table.mode.hands": "cada mano, y la carta vuelta o enseñada",
         "page.table.mode.deck": "la baraja entera, en el orden de reparto",
+        "page.table.mode.position": (
+            "desde la baza disputada: las manos ahora, la baza en la mesa, las bazas jugadas"
+        ),
+        "page.position.heading": "Empezar desde una baza",
+        "page.position.hint": (
+            "Da las manos como están ahora y la baza en la mesa; el árbitro necesita también "
+            "las bazas ya jugadas (las cartas de cada una, en el orden en que se jugaron)."
+        ),
+        "page.position.tricks": "Bazas ya jugadas",
+        "page.position.led": "Salió a la baza {number}",
+        "page.position.led_now": "Salió a la baza en la mesa",
+        "page.position.stock_left": "Cartas que quedan en el monte",
+        "page.position.now_done": (
+            "Los sitios necesarios están completos (una mano o la baza en la mesa pueden tener "
+            "menos cartas): juega desde aquí, o toca un sitio para llenarlo."
+        ),
+        "page.position.start": "Jugar desde aquí",
+        "page.position.complete": "Están todos los sitios que el árbitro necesita.",
+        "page.position.faults": (
+            "El árbitro no puede empezar desde esta posición; lo que hay que corregir se dice "
+            "junto a cada sitio:"
+        ),
+        "page.position.place_form": "la mesa",
+        "page.position.fault.hand_size": "{name} debe tener {count} cartas en este momento.",
+        "page.position.fault.twice": "{card} ya está en {place}: cada carta se da una sola vez.",
+        "page.position.fault.not_in_pack": "{card} no es de la baraja de esta modalidad.",
+        "page.position.fault.plays_here": "Aquí juega {name}: las cartas van por turno.",
+        "page.position.fault.led_by": (
+            "Sale {name} a esta baza: quien ganó la anterior (la mano, antes de ninguna)."
+        ),
+        "page.position.fault.leader": (
+            "Sale a la baza en la mesa quien ganó la última (la mano, antes de ninguna)."
+        ),
+        "page.position.fault.stock_left": "Quedan {count} cartas en el monte tras los robos.",
+        "page.position.fault.shown_missing": "Falta la carta que marca el triunfo.",
+        "page.position.fault.trump": "El triunfo es el palo de la carta que lo marca.",
+        "page.position.fault.no_shown": (
+            "En esta modalidad ninguna carta marca el triunfo: quítala."
+        ),
+        "page.position.fault.other": "El árbitro no acepta esta parte de la posición.",
+        "page.position.play_heading": "{ruleset} — desde la baza disputada",
+        "page.position.edit": "Corregir la posición",
+        "page.position.ruling": "El arbitraje desde esta posición",
+        "page.position.no_moves": "Aún no hay jugadas: toca la carta jugada.",
+        "page.position.stopped": (
+            "Un renuncio: el árbitro lo señala aquí. Un arbitraje desde una posición no pasa "
+            "del renuncio; deshazlo para probar otra carta."
+        ),
+        "page.position.stopped_short": "El juego se detiene en el renuncio.",
+        "page.position.unknown.heading": "Lo que este arbitraje no puede saber",
+        "page.position.unknown.tricks": (
+            "Solo las bazas dadas: la puntuación de la mano es la de esas bazas."
+        ),
+        "page.position.unknown.renuncios": (
+            "Un renuncio anterior a esta posición: para él la mano aún no está decidida."
+        ),
+        "page.position.unknown.cantes": (
+            "Los cantes o llamadas anteriores: sus puntos y los palos ya cantados."
+        ),
+        "page.position.unknown.exchanges": "Un cambio del siete hecho antes.",
+        "page.position.unknown.stock": (
+            "El orden del monte: solo su tamaño y la carta que marca el triunfo."
+        ),
+        "page.position.unknown.match": "Las manos anteriores: la partida se toma como no empezada.",
+        "page.entry.place.shown": "la carta que marca el triunfo",
+        "page.entry.place.table": "la baza en la mesa, en el orden jugado",
+        "page.entry.place.trick": "la baza {number}, en el orden jugado",
+        "page.entry.missing.shown": "{place}",
+        "page.entry.missing.trick": "{place}, {count} más",
+        "page.entry.missing.table": "{place}, {count} más",
+        "page.entry.now_order": "Ahora: {place} — toca sus cartas en la baraja.",
         "page.table.next": "Siguiente: las cartas",
         "page.table.name_missing": "El asiento {number} no tiene nombre.",
         "page.table.names_twice": "Dos jugadores tienen el mismo nombre.",

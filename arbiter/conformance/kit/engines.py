@@ -223,10 +223,13 @@ class _Process:
         self._tail_lock = threading.Lock()
         self._killed = False
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._stderr_reader = threading.Thread(
+            target=self._errors, args=(self.proc.stderr.fileno(),), daemon=True
+        )
         self._threads = [
             threading.Thread(target=self._read, args=(self.proc.stdout.fileno(),), daemon=True),
             threading.Thread(target=self._write, daemon=True),
-            threading.Thread(target=self._errors, args=(self.proc.stderr.fileno(),), daemon=True),
+            self._stderr_reader,
         ]
         for thread in self._threads:
             thread.start()
@@ -290,6 +293,16 @@ class _Process:
         with self._out_ready:
             self._outbox.append(data)
             self._out_ready.notify()
+
+    def ended(self) -> int | None:
+        """The exit status of an engine whose answers have ended (None if it is still running
+        after :data:`GRACE`), once its last words on standard error are read: the reader thread
+        may be behind the exit, most of all on a loaded machine, and a process it started may
+        still hold the pipe (so the wait for the end of standard error is bounded too)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(GRACE)
+        self._stderr_reader.join(GRACE)
+        return self.proc.returncode
 
     def tail(self) -> str:
         with self._tail_lock:
@@ -423,9 +436,7 @@ class CommandEngine:
             self._restart()
             return Reply(trouble=Trouble.TIMEOUT, detail=f"{self.timeout:g} s")
         if line is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                run.proc.wait(GRACE)
-            status = run.proc.returncode
+            status = run.ended()
             tail = run.tail()
             self._restart()  # what it left running goes with it
             return Reply(trouble=Trouble.EXITED, detail=f"status {status}; stderr: {tail}")

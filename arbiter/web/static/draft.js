@@ -6,9 +6,10 @@
 // the entry back exactly. The drafts of this device are listed, to reopen or delete. No DOM: the
 // storage is given (localStorage in the page, a Map-like object in the tests).
 
-import { DealEntry, tableOf } from "./entry.js";
+import { tableOf } from "./entry.js";
 import { decodeLog, encodeLog } from "./logcodec.js";
 import { MoveLine } from "./moveline.js";
+import { makeEntry } from "./positionentry.js";
 
 /** The version of a draft's form: a draft of another version is not opened (never guessed). */
 export const DRAFT_VERSION = 1;
@@ -50,8 +51,9 @@ export function snapshotOf(state, now = Date.now()) {
   });
 }
 
-function entryOf(data, words, header, snap) {
-  const entry = new DealEntry(tableOf(data, header, words), snap.dealer, snap.mode);
+function entryOf(data, words, header, snap, choice) {
+  const table = tableOf(data, header, words);
+  const entry = makeEntry(table, { ...choice, dealer: snap.dealer, mode: snap.mode });
   for (const id of Object.keys(entry.slots)) entry.slots[id] = (snap.slots[id] ?? []).slice();
   entry.choose(snap.current);
   entry.unknownDraws = new Set(snap.unknownDraws ?? []);
@@ -70,7 +72,9 @@ export function restoreInto(state, snap, headerOf) {
   state.form = snap.form ?? null;
   state.before = snap.before ?? [];
   state.header = headerOf(state.data, snap.choice);
-  state.entry = snap.entry ? entryOf(state.data, state.words, state.header, snap.entry) : null;
+  state.entry = snap.entry
+    ? entryOf(state.data, state.words, state.header, snap.entry, snap.choice)
+    : null;
   const line = new MoveLine(snap.line.moves, snap.line.cursor);
   line.original = snap.line.original ?? null;
   state.line = line;

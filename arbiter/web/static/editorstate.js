@@ -8,6 +8,7 @@
 
 import { DealEntry, UNKNOWN, tableOf } from "./entry.js";
 import { MoveLine } from "./moveline.js";
+import { makeEntry, positionSettings } from "./positionentry.js";
 import { problemLines, tableDetails } from "./rulingtext.js";
 import { ServiceError } from "./service.js";
 import { checkUnknowns, unknownSlotSeats } from "./unknowns.js";
@@ -54,7 +55,9 @@ export const PACK_KEYS = ["ruleset", "count", "notation", "mode"];
 
 /** Whether the cards entered for the table `before` can stay for the table `after`. */
 export function samePack(before, after) {
-  return PACK_KEYS.every((key) => before[key] === after[key]);
+  // a position start's places are its tricks: another count of tricks is another entry
+  const tricks = (choice) => (choice.mode === "position" ? choice.position?.tricks : null);
+  return PACK_KEYS.every((key) => before[key] === after[key]) && tricks(before) === tricks(after);
 }
 
 export class EditorState {
@@ -209,10 +212,11 @@ export class EditorState {
     const before = this.choice;
     this.choice = choice;
     if (this.entry && samePack(before, choice)) {
+      if (choice.mode === "position") this.entry.settings = positionSettings(choice);
       return before.dealer === choice.dealer ? null : this.changeDealer(choice.dealer);
     }
     const table = tableOf(this.data, headerOf(this.data, choice), this.words);
-    this.entry = new DealEntry(table, choice.dealer, choice.mode);
+    this.entry = makeEntry(table, choice);
     this.before = [];
     this.line = new MoveLine();
     this.answer = null;

@@ -23,7 +23,11 @@ import { EditorState, StaleAnswer, headerOf } from "./editorstate.js";
 import { wireKeys } from "./keys.js";
 import { placeName } from "./entrytext.js";
 import { fragmentText, readFragment } from "./logcodec.js";
+import { MoveLine } from "./moveline.js";
 import { renderPicker } from "./picker.js";
+import { faultsByPlace, positionOf } from "./positionentry.js";
+import { PositionRun } from "./positionrun.js";
+import { renderPositionPlay } from "./positionview.js";
 import { problemLines } from "./rulingtext.js";
 import { Service, ServiceError } from "./service.js";
 import { candidatePrompt, renderTable, unknownsReport, verdictBox } from "./table.js";
@@ -104,6 +108,8 @@ class Editor {
     this.kept = null; // the draft the address holds now
     this.note = null; // what the page filled in by itself, said once on the next table drawn
     this.filledDraw = null; // the draw filled in so (never twice)
+    this.run = null; // the play from a position (a deal started from the disputed trick)
+    this.faults = null; // the referee's faults in the position entered, by place
   }
 
   mark(phase) {
@@ -137,6 +143,7 @@ class Editor {
     this.kept = draft;
     this.drafts.save({ ...draft, saved: Date.now() }); // the deal as shown is the deal kept
     const { phase } = this.state;
+    if (phase === "play" && this.fromPosition()) return this.startPosition(this.state.line.moves);
     if (phase === "play") return this.play(() => this.state.changed());
     if (phase === "cards") this.showCards();
     else this.showTable();
@@ -190,6 +197,7 @@ class Editor {
         this.state.form = typed;
         this.keep({ replace: true });
       },
+      this.faults?.places ?? new Map(),
     );
     this.root.replaceChildren(form, this.draftList());
     this.mark("table");
@@ -306,6 +314,7 @@ class Editor {
     });
     if (notice) picker.prepend(notice);
     if (problem) picker.prepend(problemBox(problem));
+    if (this.faults) this.showFaults(picker);
     this.root.replaceChildren(picker);
     // the step begins: what to fill now, the pack below it, and a card of it focused
     const next = picker.querySelector(".picker .card:not(.given)") ?? byId("start-play");
@@ -315,6 +324,10 @@ class Editor {
   }
 
   async startPlay() {
+    if (this.fromPosition()) {
+      await this.startPosition();
+      return;
+    }
     const filled = this.state.entry.fillTheOnlyUnknown();
     if (filled) {
       const target = this.state.entry.target(filled.id);
@@ -331,6 +344,128 @@ class Editor {
     ) {
       this.showPlay();
     }
+  }
+
+  // --- a deal from the disputed trick: the position entered, judged move by move -------------
+
+  fromPosition() {
+    return this.state.choice.mode === "position" && this.state.entry?.mode === "position";
+  }
+
+  /** The referee's faults in the position entered, each beside the place it is about (a hand,
+   *  the trick, a trick played), the rest above the pack; the first one in view. */
+  showFaults(picker) {
+    const { places, general } = this.faults;
+    const aside = [...general];
+    for (const [place, lines] of places) {
+      const section = picker.querySelector(`[data-target="${place}"]`);
+      const fault = el("p", { class: "field-fault", "data-fault": place, text: lines.join(" ") });
+      if (section) section.querySelector("h3").after(fault);
+      else aside.push(...lines);
+    }
+    const box = el(
+      "div",
+      { class: "problem", id: "position-faults", role: "alert" },
+      el("p", { text: t("position.faults") }),
+      ...aside.map((line) => el("p", { class: "field-fault", text: line })),
+    );
+    picker.prepend(box);
+  }
+
+  /** The words for a place of the entry (or a field of the table form), for a fault. */
+  placeWords(place) {
+    const { entry, choice } = this.state;
+    const target = entry.target(place);
+    if (target) return placeName(words, target, choice.names);
+    return t("position.place_form");
+  }
+
+  /** Play from the position entered: the referee checks it (its faults go back beside the
+   *  places), then `moves` (a draft reopened) are judged again, one by one. */
+  async startPosition(moves = []) {
+    const { state } = this;
+    state.header = headerOf(state.data, state.choice);
+    const position = positionOf(state.header, state.entry);
+    const run = new PositionRun(state.service);
+    this.root.dataset.busy = "true";
+    try {
+      await run.begin(position, state.entry.pack()[0]);
+      await run.replay(moves);
+    } catch (error) {
+      this.refused(error, position);
+      return;
+    } finally {
+      delete this.root.dataset.busy;
+    }
+    this.faults = null;
+    this.run = run;
+    this.showPositionPlay();
+  }
+
+  /** A position the referee refused: its faults in words beside the places, on the cards. */
+  refused(error, position) {
+    byId("key-form").hidden = !(error instanceof ServiceError && error.status === 401);
+    if (!(error instanceof ServiceError && error.status === 422)) {
+      this.showCards(problemLines(words, error));
+      return;
+    }
+    const { names } = this.state.choice;
+    this.faults = faultsByPlace(words, error.body, position, names, this.state.entry, (place) =>
+      this.placeWords(place),
+    );
+    this.showCards();
+    const first = this.root.querySelector("#position-faults");
+    bringIntoView(first, first, first.querySelector("p"));
+  }
+
+  positionHandlers() {
+    const { run } = this;
+    return {
+      onMove: async (move) => {
+        this.root.dataset.busy = "true";
+        try {
+          await run.propose(move);
+        } catch (error) {
+          run.verdict = null;
+          this.showPositionPlay();
+          byId("verdict")?.replaceChildren(problemBox(problemLines(words, error)));
+          return;
+        } finally {
+          delete this.root.dataset.busy;
+        }
+        this.showPositionPlay();
+      },
+      onUndo: () => {
+        run.undo();
+        this.showPositionPlay();
+      },
+      onEditCards: () => {
+        this.run = null;
+        this.showCards();
+      },
+    };
+  }
+
+  showPositionPlay() {
+    const { state } = this;
+    const ctx = {
+      words,
+      deck: state.entry.deck,
+      ruleset: state.entry.ruleset,
+      names: state.choice.names,
+    };
+    state.line = new MoveLine(this.run.moves); // kept in the draft: a reload plays them again
+    this.root.replaceChildren(renderPositionPlay(ctx, this.run, this.positionHandlers()));
+    this.mark("play");
+    const seat = this.root.querySelector(".seat.acting");
+    const verdict = byId("verdict");
+    const ruling = byId("position-ruling");
+    if (!seat) {
+      bringIntoView(verdict, ruling, ruling);
+      return;
+    }
+    const above = verdict.childElementCount ? verdict : seat;
+    bringIntoView(above, seat, seat.querySelector("button"));
   }
 
   // --- 3. play ----------------------------------------------------------------------------------
@@ -500,6 +635,7 @@ class Editor {
   redraw() {
     const { phase } = this.state;
     if (phase === "cards") this.showCards();
+    else if (phase === "play" && this.fromPosition()) this.startPosition(this.run?.moves ?? []);
     else if (phase === "play") this.play(() => this.state.again());
     else this.showTable();
   }

@@ -11,6 +11,8 @@ export function placeName(words, target, names, index = null) {
       return index === null
         ? words.t("entry.place.deck")
         : words.t("entry.place.deck_at", { number: index + 1 });
+    case "trick":
+      return words.t("entry.place.trick", { number: target.index + 1 });
     default:
       return words.t(`entry.place.${target.kind}`);
   }
@@ -18,8 +20,15 @@ export function placeName(words, target, names, index = null) {
 
 /** What to do now: the place the next tap fills, or that every card is in. */
 export function nowText(words, entry, names) {
-  if (entry.complete()) return words.t("entry.now_done");
   const target = entry.target();
+  if (entry.mode === "position" && (!entry.complete() || !entry.isFull(target.id))) {
+    // a hand or the trick on the table may hold fewer cards than its places: say the place
+    const key = { shown: "entry.now_deck", table: "entry.now_order", trick: "entry.now_order" };
+    return words.t(key[target.kind] ?? "entry.now", { place: placeName(words, target, names) });
+  }
+  if (entry.complete()) {
+    return words.t(entry.mode === "position" ? "position.now_done" : "entry.now_done");
+  }
   const keys = { trump: "entry.now_trump", deck: "entry.now_deck", turned: "entry.now_deck" };
   const place = placeName(words, target, names, entry.slots.deck?.length ?? null);
   return words.t(keys[target.kind] ?? "entry.now", { place, dealer: names[entry.dealer] });
@@ -30,7 +39,9 @@ export function missingText(words, entry, names) {
   const parts = entry
     .missing()
     .map((m) => words.t(m.key, { place: placeName(words, m.target, names), count: m.count }));
-  if (!parts.length) return words.t("entry.complete");
+  if (!parts.length) {
+    return words.t(entry.mode === "position" ? "position.complete" : "entry.complete");
+  }
   return words.t("entry.missing", { parts: parts.join("; ") });
 }
 

@@ -74,7 +74,7 @@ function moveButton(entry, names, code, update) {
 
 /** What the page filled in by itself: the last hand (null: nothing). */
 function filledNote(filled, names) {
-  if (!filled) return null;
+  if (!filled) return ""; // nothing (replaceChildren would write a null as the text "null")
   return el("p", {
     class: "notice",
     id: "entry-filled",
@@ -117,7 +117,7 @@ function targetSection(entry, target, names, update) {
     }),
   );
   const left = target.size - cards.length;
-  if (left > 0 && target.size <= 12) {
+  if (left > 0 && target.size <= 12 && !target.free) {
     for (let i = 0; i < left; i++) {
       shown.append(el("span", { class: "slot-empty", "aria-hidden": "true" }));
     }
@@ -181,6 +181,9 @@ export function packPicker(deck, codes, card, label) {
   return el("div", { class: "picker", role: "group", "aria-label": label }, ...rows);
 }
 
+/** The start button's words: play the deal, or play from the position entered. */
+const startWords = (entry) => t(entry.mode === "position" ? "position.start" : "entry.start");
+
 /**
  * The cards step. `names`: the players; `onStart()` when the organiser starts play; `onBack()`
  * back to the table; `onDraw()` after each change is drawn. A refusal stays in the alert line
@@ -205,7 +208,7 @@ export function renderPicker(entry, names, { onStart, onBack, onDraw = () => {} 
         ),
       );
     }
-    const start = button({ id: "start-play", "data-action": "start" }, t("entry.start"), onStart);
+    const start = button({ id: "start-play", "data-action": "start" }, startWords(entry), onStart);
     start.disabled = !entry.complete();
     root.replaceChildren(
       el("h2", { id: "entry-heading", text: t("entry.heading") }),

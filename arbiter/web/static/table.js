@@ -18,6 +18,7 @@ import {
   seatName,
 } from "./rulingtext.js";
 import { verdictElement } from "./verdict.js";
+import { seatPlace } from "./seatplaces.js";
 import { counted, currentLang, t, words } from "./words.js";
 
 function factsLine(state, ctx) {
@@ -113,7 +114,12 @@ function seatPanel(state, ctx, seat, hand, handlers) {
   const name = seatName(ctx, seat);
   const panel = el(
     "section",
-    { class: `seat${acting ? " acting" : ""}`, "data-seat": seat, "aria-label": name },
+    {
+      class: `seat${acting ? " acting" : ""}`,
+      "data-seat": seat,
+      "data-place": seatPlace(seat, state.view.hands.length),
+      "aria-label": name,
+    },
     el(
       "h3",
       {},
@@ -469,7 +475,12 @@ export function renderTable(state, prompt, handlers) {
   const others = hands.map((_, i) => (first + i) % hands.length).filter((seat) => seat !== turn);
   const root = el(
     "section",
-    { class: "at-table", "aria-labelledby": "play-heading", "data-turn": turn ?? "" },
+    {
+      class: "at-table",
+      "aria-labelledby": "play-heading",
+      "data-turn": turn ?? "",
+      "data-seats": hands.length,
+    },
     el("h2", {
       id: "play-heading",
       text: t("play.heading", { ruleset: t(`ruleset.${ctx.log.ruleset}`) }),

@@ -102,12 +102,93 @@ function readOption(form, name, spec) {
   return spec.type === "integer" ? Number(raw) : raw;
 }
 
+/** The ways the cards are entered: hand by hand, the whole deck, or from the disputed trick
+ *  (the hands now, the trick on the table, the tricks played: positionentry.js). */
+const MODES = ["hands", "deck", "position"];
+
+/** A select of `values` (each [value, text]) with its label, in a field; `fault`: the referee's
+ *  words on it, beside it. */
+function selectField(id, label, values, selected, fault = null) {
+  return el(
+    "div",
+    { class: "field", "data-field": id },
+    el("label", { for: id, text: label }),
+    el(
+      "select",
+      { id, "aria-describedby": fault ? `${id}-fault` : null },
+      ...values.map(([value, text]) =>
+        el("option", { value, selected: String(value) === String(selected), text }),
+      ),
+    ),
+    fault ? el("p", { class: "field-fault", id: `${id}-fault`, text: fault.join(" ") }) : null,
+  );
+}
+
+/** How many cards the stock has left (a position start in a ruleset with a stock). */
+function stockField(given, fault) {
+  return el(
+    "div",
+    { class: "field", "data-field": "stock-left" },
+    el("label", { for: "stock-left", text: t("position.stock_left") }),
+    el("input", {
+      id: "stock-left",
+      type: "number",
+      min: 0,
+      max: 40,
+      value: Number(given.stockLeft ?? 0),
+      "aria-describedby": fault ? "stock-left-fault" : null,
+    }),
+    fault ? el("p", { class: "field-fault", id: "stock-left-fault", text: fault.join(" ") }) : null,
+  );
+}
+
+/** A position start's own questions: how many tricks were played, who led each trick (the
+ *  one on the table last) and, with a stock, how many cards it has left. */
+function positionFields(ruleset, count, names, choice, faults) {
+  const given = choice.position ?? {};
+  const most = ruleset.cards_per_player[String(count)] - 1;
+  const tricks = Math.min(Math.max(Number(given.tricks ?? 0), 0), most);
+  const seatText = (seat) => names[seat] || t("table.seat", { number: seat + 1 });
+  const seats = names.map((_, seat) => [seat, seatText(seat)]);
+  const box = el(
+    "fieldset",
+    { class: "position-fields", id: "position-fields" },
+    el("legend", { text: t("position.heading") }),
+    el("p", { class: "hint", text: t("position.hint") }),
+    selectField(
+      "position-tricks",
+      t("position.tricks"),
+      Array.from({ length: most + 1 }, (_, k) => [k, String(k)]),
+      tricks,
+    ),
+  );
+  for (let i = 0; i <= tricks; i++) {
+    const label = i < tricks ? t("position.led", { number: i + 1 }) : t("position.led_now");
+    const leader = given.leaders?.[i] ?? 0;
+    box.append(selectField(`lead-${i}`, label, seats, leader, faults.get(`lead-${i}`)));
+  }
+  if (ruleset.stock) box.append(stockField(given, faults.get("stock-left")));
+  return box;
+}
+
+/** The position start's answers as the form has them now (kept as given when not shown). */
+function readPosition(form, choice) {
+  const tricksField = form.querySelector("#position-tricks");
+  if (!tricksField) return choice.position ?? null;
+  const tricks = Number(tricksField.value);
+  const leaders = Array.from({ length: tricks + 1 }, (_, i) =>
+    Number(form.querySelector(`#lead-${i}`)?.value ?? choice.position?.leaders?.[i] ?? 0),
+  );
+  const stock = form.querySelector("#stock-left");
+  return { tricks, leaders, stockLeft: stock ? Number(stock.value) : 0 };
+}
+
 /**
  * The table form. `choice` holds what was chosen so far ({ruleset, count, names, notation,
  * options, dealer, mode}); `onDone(choice)` gets the completed choice; `onInput(choice)` what is
  * chosen so far, after every change (the editor keeps it).
  */
-export function renderTableForm(choice, onDone, onInput = () => {}) {
+export function renderTableForm(choice, onDone, onInput = () => {}, faults = new Map()) {
   const ruleset = DATA.rulesets[choice.ruleset];
   const counts = ruleset.players;
   const count = counts.includes(choice.count) ? choice.count : counts[0];
@@ -115,7 +196,7 @@ export function renderTableForm(choice, onDone, onInput = () => {}) {
   const form = el("form", { class: "table-form", id: "table-form", novalidate: true });
   const rerender = (patch) => {
     const next = { ...read(), ...patch };
-    form.replaceWith(renderTableForm(next, onDone, onInput));
+    form.replaceWith(renderTableForm(next, onDone, onInput, faults));
     onInput(next);
   };
   const read = () => ({
@@ -125,6 +206,7 @@ export function renderTableForm(choice, onDone, onInput = () => {}) {
     notation: form.querySelector("#notation").value,
     dealer: Number(form.querySelector("#dealer").value),
     mode: form.querySelector("input[name=mode]:checked").value,
+    position: readPosition(form, choice),
     details: Object.fromEntries(
       DETAILS.map((name) => [name, form.querySelector(`#detail-${name}`).value.trim()]),
     ),
@@ -251,29 +333,33 @@ export function renderTableForm(choice, onDone, onInput = () => {}) {
   );
   form.append(options);
 
-  const mode = choice.mode === "deck" ? "deck" : "hands";
-  form.append(
-    el(
-      "fieldset",
-      { class: "mode" },
-      el("legend", { text: t("table.mode") }),
-      ...["hands", "deck"].map((m) =>
-        el(
-          "label",
-          { class: "radio" },
-          el("input", {
-            type: "radio",
-            name: "mode",
-            value: m,
-            checked: m === mode,
-            id: `mode-${m}`,
-          }),
-          " ",
-          t(`table.mode.${m}`),
-        ),
+  const mode = MODES.includes(choice.mode) ? choice.mode : "hands";
+  const modeSet = el(
+    "fieldset",
+    { class: "mode" },
+    el("legend", { text: t("table.mode") }),
+    ...MODES.map((m) =>
+      el(
+        "label",
+        { class: "radio" },
+        el("input", {
+          type: "radio",
+          name: "mode",
+          value: m,
+          checked: m === mode,
+          id: `mode-${m}`,
+        }),
+        " ",
+        t(`table.mode.${m}`),
       ),
     ),
   );
+  modeSet.addEventListener("change", () => rerender({}));
+  form.append(modeSet);
+  if (mode === "position") {
+    form.append(positionFields(ruleset, count, names, choice, faults));
+    form.querySelector("#position-tricks").addEventListener("change", () => rerender({}));
+  }
 
   form.append(detailsFields(choice.details ?? {}));
 

@@ -1,0 +1,151 @@
+"""The table editor's play on a laptop: each seat's hand round the trick, in a real browser
+(tests/browser_support.py) — for tables of 2, 3, 4 and 5 seats, each hand on its side of the
+trick area (checked by the elements' boxes) and nothing wider than the window; on a phone
+(390x844) the one column of before, still nothing wider than the window. Screenshots go to
+``test-artifacts/screenshots/`` (and, when ``ARBITER_SHOTS`` names a folder, there too).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser_support import (
+    DESKTOP,
+    PHONE,
+    Page,
+    browser,
+    fragment,
+    load,
+    no_console_errors,
+    page,
+    server,
+)
+from tests.test_editor import Editor
+
+__all__ = ["browser", "page", "server"]  # the fixtures this module uses
+
+pytestmark = pytest.mark.slow
+
+LAPTOP = {**DESKTOP, "width": 1366, "height": 768}
+
+#: An example of each table size, and a point of its first deal with a trick on the table.
+TABLES = {
+    2: ("tute-2p-match.json", 5),
+    3: ("tute-3p.json", 4),
+    4: ("tute-4p-renuncio.json", 6),
+    5: ("tute-gana-pierde-5p-french.json", 7),
+}
+
+# The boxes of the trick area and of each seat's hand, and how wide the page is.
+READ_LAYOUT = """
+const box = (e) => { const r = e.getBoundingClientRect();
+  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width}; };
+const table = document.querySelector('.at-table');
+const cards = (seat) => [...seat.querySelectorAll('.hand-now .card')].map(box);
+return {
+  display: getComputedStyle(table).display,
+  table: box(table),
+  trick: box(table.querySelector('.table-now')),
+  seats: [...table.querySelectorAll('.seat[data-place]')].map((s) => ({
+    seat: Number(s.dataset.seat), place: s.dataset.place, box: box(s), cards: cards(s),
+  })),
+  scrollWidth: document.documentElement.scrollWidth,
+  innerWidth: window.innerWidth,
+};
+"""
+
+#: Where a seat's hand is, by its place, against the trick area's box.
+SIDES = {
+    "bottom": lambda s, t: s["top"] >= t["bottom"],
+    "top": lambda s, t: s["bottom"] <= t["top"],
+    "left": lambda s, t: s["right"] <= t["left"],
+    "right": lambda s, t: s["left"] >= t["right"],
+    "top-left": lambda s, t: s["bottom"] <= t["top"] and s["right"] <= t["left"],
+    "top-right": lambda s, t: s["bottom"] <= t["top"] and s["left"] >= t["right"],
+}
+
+
+def layout(editor: Editor) -> dict[str, Any]:
+    found: dict[str, Any] = editor.driver.execute_script(READ_LAYOUT)
+    return found
+
+
+def overflows(shown: dict[str, Any]) -> list[str]:
+    """What is wider than the window, or a card outside its seat's box."""
+    out = []
+    if shown["scrollWidth"] > shown["innerWidth"]:
+        out.append(f"the page is {shown['scrollWidth']} px wide in {shown['innerWidth']}")
+    for seat in shown["seats"]:
+        box = seat["box"]
+        for card in seat["cards"]:
+            if card["left"] < box["left"] - 0.5 or card["right"] > box["right"] + 0.5:
+                out.append(f"seat {seat['seat']}: a card outside its hand's box")
+    return out
+
+
+def around_the_table(shown: dict[str, Any]) -> list[str]:
+    """Each seat's hand that is not on its side of the trick area."""
+    trick = shown["trick"]
+    return [
+        f"seat {s['seat']} ({s['place']}) is not on its side: {s['box']} / trick {trick}"
+        for s in shown["seats"]
+        if not SIDES[s["place"]](s["box"], trick)
+    ]
+
+
+def keep_shot(path: Path) -> None:
+    """A copy of a screenshot where ``ARBITER_SHOTS`` says (the notes of a review)."""
+    folder = os.environ.get("ARBITER_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(folder) / path.name)
+
+
+def at_play(page: Page, seats: int, lang: str = "es") -> Editor:
+    name, event = TABLES[seats]
+    log = load(name)
+    log["deals"] = log["deals"][:1]
+    editor = Editor(page, lang)
+    editor.open(fragment(json.dumps(log), place=f"&deal=1&event={event}"))
+    assert editor.phase() == "play"
+    return editor
+
+
+@pytest.mark.parametrize("seats", sorted(TABLES))
+def test_on_a_laptop_the_hands_sit_round_the_trick(page: Page, seats: int) -> None:
+    """Done when: on a laptop (1366x768) each seat's hand is on its side of the trick area —
+    2, 3, 4 and 5 seats — every seat shown once, and nothing overflows."""
+    page.viewport(LAPTOP)
+    editor = at_play(page, seats)
+    shown = layout(editor)
+    assert shown["display"] == "grid"
+    assert sorted(s["seat"] for s in shown["seats"]) == list(range(seats))
+    assert around_the_table(shown) == []
+    assert overflows(shown) == []
+    if seats == 4:
+        keep_shot(page.screenshot("editor-laptop-4-es.png", LAPTOP, keep=True))
+    no_console_errors(page)
+
+
+@pytest.mark.parametrize("seats", sorted(TABLES))
+def test_on_a_phone_the_table_stays_one_column(page: Page, seats: int) -> None:
+    """Done when: on a phone (390x844) the play is the one column it was — the trick, then the
+    hands one under another, each the table's width — and nothing overflows."""
+    page.viewport(PHONE)
+    editor = at_play(page, seats)
+    shown = layout(editor)
+    assert shown["display"] != "grid"
+    boxes = [s["box"] for s in shown["seats"]]
+    assert all(b["top"] >= shown["trick"]["bottom"] for b in boxes)
+    for upper, lower in itertools.pairwise(boxes):
+        assert lower["top"] >= upper["bottom"] - 0.5  # one under another
+    assert all(b["width"] > shown["table"]["width"] * 0.8 for b in boxes)
+    assert overflows(shown) == []
+    no_console_errors(page)
