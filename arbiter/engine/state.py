@@ -28,6 +28,7 @@ from typing import Any, Final
 from arbiter.engine.cards import (
     HORSE,
     KING,
+    PACK_SIZE,
     POINTS,
     RANKS,
     SEVEN,
@@ -46,7 +47,7 @@ from arbiter.engine.obligations import (
     correct_plays,
 )
 from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Renuncio, Trick
-from arbiter.engine.rulesets import CanteStyle, Options, Ruleset, partner
+from arbiter.engine.rulesets import RULESETS, CanteStyle, Options, Ruleset, partner
 from arbiter.engine.setup import DealSetup, mano
 
 #: "Diez de últimas": the winner of the last trick scores 10.
@@ -115,6 +116,13 @@ _CALL_MASKS: Final[dict[tuple[int, int], tuple[int, ...]]] = {
 }
 _CANTE_MASKS: Final = _pair_masks(HORSE, KING)
 _SEVENS: Final = tuple(make_card(SEVEN, s) for s in range(4))
+_MAX_SEATS: Final = max(n for r in RULESETS.values() for n in r.players)
+#: Every (seat, card) pair, at ``seat * PACK_SIZE + card``: the plays and draws of a trick are
+#: these shared tuples, not one made per card. Typed ``Any`` so that the compiled build appends
+#: the tuple itself (as ``tuple[int, int]`` it would unpack it to C values and box a new one).
+_SEAT_CARD: Final[tuple[Any, ...]] = tuple(
+    (seat, card) for seat in range(_MAX_SEATS) for card in range(PACK_SIZE)
+)
 
 
 def cante_cards(ruleset: Ruleset, options: Options, suit: int) -> Mask:
@@ -534,7 +542,7 @@ class DealState:
             self.led_suit = card // 10
         self.hands[seat] = hand ^ bit
         self.trick_points += POINTS[card]
-        trick.append((seat, card))
+        trick.append(_SEAT_CARD[seat * PACK_SIZE + card])
         if len(trick) == self.players:
             self._finish_trick()
         else:
@@ -569,7 +577,7 @@ class DealState:
         if self.stock_pos < len(self.stock):
             draws = self._draw(winner)
         self.tricks.append(Trick(self.leader, plays, winner, points, draws))
-        self.trick = []
+        self.trick.clear()  # its plays are in `plays` now; the list is kept for the next trick
         self.trick_points = 0
         self.trick_no = trick_no + 1
         self.cantes_this_lead = 0
@@ -587,7 +595,7 @@ class DealState:
             card = self.stock[self.stock_pos]
             self.stock_pos += 1
             self.hands[seat] |= 1 << card
-            draws.append((seat, card))
+            draws.append(_SEAT_CARD[seat * PACK_SIZE + card])
         return tuple(draws)
 
     def _calls(self, plays: tuple[tuple[int, Card], ...], winner: int, trick: int) -> None:
