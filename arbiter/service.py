@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from arbiter.cache import CacheObserver, PrefixKeys, StateCache, build_cache
 from arbiter.cache.keys import within_limits
@@ -36,7 +36,11 @@ from arbiter.engine.setup import next_dealer
 from arbiter.engine.snapshot import SnapshotError, decode, encode
 from arbiter.report import Replay, Verdict, position_dict, read_position_json
 from arbiter.settings import Settings
-from arbiter.tokens import Sealer, TokenError, derive
+
+if TYPE_CHECKING:
+    # tokens import cryptography (9 MB): only a referee that seals needs it, not the library's
+    # nor ``arbiter score``'s
+    from arbiter.tokens import Sealer
 
 #: What the cache's secret is derived for (from the first state secret).
 CACHE_PURPOSE: Final = b"tute-arbiter/cache/v1"
@@ -63,6 +67,8 @@ class Referee:
     def from_settings(cls, settings: Settings, observer: CacheObserver | None = None) -> Referee:
         """The service's referee: the settings' limits, a sealer with the configured secrets
         (or one drawn for this process), and the configured cache."""
+        from arbiter.tokens import Sealer, derive
+
         secrets = settings.secrets or (os.urandom(32).hex(),)
         cache_secret = derive(secrets[0], CACHE_PURPOSE)
         cache = build_cache(settings, cache_secret, observer)
@@ -216,6 +222,8 @@ class Referee:
         """The position a token holds, or :class:`UnknownState`."""
         if self.sealer is None:
             raise UnknownState("this referee seals no positions (it has no state key)")
+        from arbiter.tokens import TokenError
+
         try:
             return self.sealer.open(state_id)  # type: ignore[arg-type]
         except TokenError as err:

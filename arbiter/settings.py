@@ -340,8 +340,6 @@ class Settings:
                 ) from None
 
     def _check_secrets(self) -> None:
-        from arbiter.tokens import MIN_SECRET_BYTES
-
         if self.state_key and self.state_keys:
             raise SettingsError("set ARBITER_STATE_KEYS or ARBITER_STATE_KEY, not both")
         named = [
@@ -349,6 +347,10 @@ class Settings:
             (SERVER_STATE_KEY_VAR, self.server_state_key),
         ]
         named += [(f"ARBITER_STATE_KEYS[{i}]", k) for i, k in enumerate(self.state_keys)]
+        if all(secret is None for _, secret in named):
+            return  # nothing to check: no import of tokens (cryptography, 7 MB) for nothing
+        from arbiter.tokens import MIN_SECRET_BYTES
+
         for name, secret in named:
             if secret is not None and len(secret.encode("utf-8")) < MIN_SECRET_BYTES:
                 raise SettingsError(

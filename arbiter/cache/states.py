@@ -23,7 +23,7 @@ from typing import Final, Protocol
 
 from arbiter.cache.breaker import CircuitBreaker
 from arbiter.cache.keys import PrefixKeys, events_in, prefix_keys
-from arbiter.cache.stores import STORE_ERRORS, StateStore
+from arbiter.cache.stores import StateStore, store_errors
 
 _TAG_BYTES: Final = 16
 _log = logging.getLogger("arbiter.cache")
@@ -65,6 +65,9 @@ class StateCache:
         self._ttl = ttl
         self._breaker = breaker
         self._observer = observer or _Silent()
+        #: what the store raises when its backend fails (redis-py's errors: imported only now,
+        #: when a cache is made)
+        self._errors = store_errors()
 
     @property
     def backend(self) -> str:
@@ -119,7 +122,7 @@ class StateCache:
         items = {key: self._tag(key, snapshot) + snapshot for key, snapshot in snapshots.items()}
         try:
             self.store.put_many(items, self._ttl)
-        except STORE_ERRORS as err:
+        except self._errors as err:
             self._failed(err)
         else:
             self._worked()
@@ -128,7 +131,7 @@ class StateCache:
         """Whether the backend answers now (the breaker is bypassed: this is a probe)."""
         try:
             return self.store.ping()
-        except STORE_ERRORS:
+        except self._errors:
             return False
 
     def _get(self, keys: Sequence[str]) -> list[bytes | None] | None:
@@ -137,7 +140,7 @@ class StateCache:
         started = time.perf_counter()
         try:
             values = self.store.get_many(keys)
-        except STORE_ERRORS as err:
+        except self._errors as err:
             self._failed(err)
             return None
         finally:

@@ -5,6 +5,11 @@ raise (a Redis that is down, slow or restarting): :class:`~arbiter.cache.states.
 puts a circuit breaker in front and treats failures as misses. Redis clients are created on
 first use in each process (so after gunicorn forks) with short timeouts and no retries: a
 request must not wait on a failing cache longer than it would take to replay.
+
+redis-py is imported only when a Redis store is made or a cache asks what a backend raises
+(:func:`store_errors`): importing it pulls asyncio, ssl and sockets (17.6 MB of a process that
+scores archives, which never uses a cache: ``arbiter score`` imports the service, and the
+service this package).
 """
 
 from __future__ import annotations
@@ -14,17 +19,24 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Any, Protocol
 
-from redis import Redis
-from redis.backoff import NoBackoff
-from redis.cluster import RedisCluster
-from redis.exceptions import RedisClusterException, RedisError
-from redis.retry import Retry
 
-#: What a failing backend raises; anything else is a bug and propagates. (redis-py's
-#: RedisClusterException, "cannot be connected", is not a RedisError.)
-STORE_ERRORS: tuple[type[BaseException], ...] = (RedisError, RedisClusterException, OSError)
+@cache
+def store_errors() -> tuple[type[BaseException], ...]:
+    """What a failing backend raises; anything else is a bug and propagates. (redis-py's
+    RedisClusterException, "cannot be connected", is not a RedisError.)"""
+    from redis.exceptions import RedisClusterException, RedisError
+
+    return (RedisError, RedisClusterException, OSError)
+
+
+def __getattr__(name: str) -> Any:
+    # STORE_ERRORS, the name the exceptions went by, without importing redis with the module
+    if name == "STORE_ERRORS":
+        return store_errors()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class StateStore(Protocol):
@@ -97,6 +109,9 @@ class _LazyClient:
 
 
 def _client_options(timeout: float) -> dict[str, Any]:
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     return {
         "socket_timeout": timeout,
         "socket_connect_timeout": timeout,
@@ -111,6 +126,8 @@ class RedisStore:
     name = "redis"
 
     def __init__(self, url: str, timeout: float) -> None:
+        from redis import Redis
+
         self._client = _LazyClient(lambda: Redis.from_url(url, **_client_options(timeout)))
 
     def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
@@ -134,6 +151,8 @@ class RedisClusterStore:
     name = "cluster"
 
     def __init__(self, url: str, timeout: float) -> None:
+        from redis.cluster import RedisCluster
+
         options = _client_options(timeout)
         options.pop("health_check_interval")
         self._client = _LazyClient(lambda: RedisCluster.from_url(url, **options))
