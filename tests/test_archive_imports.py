@@ -63,4 +63,4 @@ def test_a_cache_still_catches_what_redis_raises() -> None:
     assert issubclass(RedisConnectionError, stores.store_errors())
     assert RedisClusterException in stores.store_errors()
     assert OSError in stores.store_errors()
-    assert stores.STORE_ERRORS == stores.store_errors()
+    assert stores.store_errors() == stores.STORE_ERRORS

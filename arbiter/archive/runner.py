@@ -132,6 +132,7 @@ class Numbering:
         self.inputs = inputs
         self.current = -1
         self._base = 0  # lines of the current input before this piece
+        self._name = ""  # the current input's, looked up once per input, not once per line
 
     def start(self, input_number: int, base: int = 0) -> bool:
         """Begin a piece of input ``input_number``, after its first ``base`` lines when it is
@@ -139,11 +140,11 @@ class Numbering:
         if input_number == self.current:
             return False
         self.current, self._base = input_number, base
+        self._name = self.inputs[input_number].name
         return True
 
     def source(self, index: int) -> Source:
-        number = self._base + index + 1
-        return f"{self.inputs[self.current].name}:{number}"
+        return f"{self._name}:{self._base + index + 1}"
 
     def finish(self, lines: int) -> None:
         self._base += lines
@@ -288,11 +289,16 @@ def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     def write(_: PieceResult, s: Scored) -> None:
         put(s.index, s.given_id, local_payload(fmt, s, table))
 
+    def write_ndjson(_: PieceResult, s: Scored) -> None:
+        put(s.index, s.given_id, s)  # local_payload's NDJSON payload, without its call a line
+
+    use = write_ndjson if fmt is Format.NDJSON else write
+
     max_line = job.config.max_line_bytes
     for task in plan(job.inputs, block, max_line, workers_read_gzip=False, resume=job.resume):
         for piece in task:
             job.sink.start(piece.input)
-            _done(job, score_piece(piece, scorer, write), outcome)
+            _done(job, score_piece(piece, scorer, use), outcome)
     return outcome
 
 
