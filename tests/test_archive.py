@@ -266,7 +266,9 @@ def _run(inputs: list[Input], fmt: Format, way: str, block: int) -> bytes:
 def test_pieces_and_workers_give_the_bytes_of_one_pass(tmp_path: Path, block: int) -> None:
     folder = write_archive(tmp_path / "archive", games=90)
     inputs = expand([str(folder)]).inputs
-    one_pass = b"".join(orjson.dumps(line) + b"\n" for line in arbiter.score_file(folder))
+    one_pass = b"".join(
+        orjson.dumps(line) + b"\n" for line in arbiter.score_file(folder)
+    )
     for way in ("here", "workers", "workers-read-gzip"):
         assert _run(inputs, Format.NDJSON, way, block) == one_pass, way
 
@@ -608,7 +610,6 @@ def test_csv_has_one_row_per_deal(archive: Path, tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_parquet_is_the_csv_table(archive: Path, tmp_path: Path) -> None:
     import pyarrow.parquet as pq  # the archive extra, installed with the test extras
-
     csv_file, parquet_file = tmp_path / "s.csv", tmp_path / "s.parquet"
     for fmt, out in (("csv", csv_file), ("parquet", parquet_file)):
         assert run_cli("score", archive, "--format", fmt, "--out", out, "--jobs", "2").status == 3

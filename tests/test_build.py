@@ -56,7 +56,9 @@ def answers() -> list[str]:
                 "es": result.to_dict("es"),
                 "scores": result.scores_dict("es"),
                 "snapshot": encode(result.match).hex() if result.match.illegal is None else None,
-                "core": encode(engine_replay(log)).hex() if result.match.illegal is None else None,
+                "core": encode(engine_replay(log)).hex()
+                if result.match.illegal is None
+                else None,
             }
             nxt = line["en"]["next"]
             if nxt is not None:

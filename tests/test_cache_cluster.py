@@ -206,7 +206,10 @@ def _position_with_a_renuncio(log: dict[str, Any]) -> tuple[dict[str, Any], list
         state = arbiter.replay(at).match.current
         assert state is not None
         seat = state.turn
-        moves = [play(seat, format_card(card, "spanish")) for card in cards_of(state.hands[seat])]
+        moves = [
+            play(seat, format_card(card, "spanish"))
+            for card in cards_of(state.hands[seat])
+        ]
         verdicts = {arbiter.validate(at, m).judgement.verdict for m in moves}
         if verdicts == {"ok", "renuncio"}:
             return at, [*moves, {**moves[0], "seat": 1 - seat}]

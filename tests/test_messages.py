@@ -216,7 +216,6 @@ def test_card_words(lang: Any, notation: Any, rank_: int, suit_: int, words: str
 
 # --- French notation ------------------------------------------------------------------------
 
-
 def french(code: str) -> str:
     return reference.code(reference.card(code), "french")
 

@@ -368,6 +368,7 @@ def test_steps_must_be_a_boolean() -> None:
         assert [e["pointer"] for e in problem["errors"]] == ["/steps"]
 
 
+
 # --- each step's legal moves, declarations included ----------------------------------------------
 
 

@@ -186,7 +186,9 @@ def test_background_children_die_with_an_engine_killed_for_hanging(
     assert none_left(sleeper), alive(sleeper)
 
 
-def test_background_children_die_when_the_checker_is_stopped(tmp_path: Path, sleeper: str) -> None:
+def test_background_children_die_when_the_checker_is_stopped(
+    tmp_path: Path, sleeper: str
+) -> None:
     started = tmp_path / "started"
     command = engine(
         tmp_path,
