@@ -101,6 +101,9 @@ _ROW_NAMES: Final = {
 NDJSON_BYTES: Final = 1 << 20
 #: Rows buffered before a Parquet row group is written.
 PARQUET_ROWS: Final = 65536
+#: Rows of a group read into columns at a time: the group waits as columns (less than half
+#: the bytes of its JSON text), and the text of only these rows at once.
+PARQUET_READ_ROWS: Final = 8192
 
 #: A row without its id, source, file and line.
 Row = tuple[Any, ...]
@@ -337,8 +340,10 @@ class ParquetWriter:
         self._options = pyarrow.json.ParseOptions(
             explicit_schema=self._schema, unexpected_field_behavior="error"
         )
-        self._text = bytearray()  # the group's rows as JSON lines, appended in place
-        self._count = 0
+        self._text = bytearray()  # rows as JSON lines, appended in place, not yet read
+        self._unread = 0  # rows in the text
+        self._count = 0  # rows in the group
+        self._read: list[pyarrow.Table] = []  # the group's rows read into columns
 
     def write(self, given_id: str | None, source: Source, data: Payload) -> None:
         assert isinstance(data, bytes)
@@ -351,17 +356,21 @@ class ParquetWriter:
         # every row of the line gets the head (a row starts the payload or follows a newline)
         self._text += head
         self._text += data[1:].replace(b"\n{", b"\n" + head)
-        self._count += data.count(b"\n")
+        rows = data.count(b"\n")
+        self._count += rows
+        self._unread += rows
         if self._count >= PARQUET_ROWS:
             self._flush()
+        elif self._unread >= PARQUET_READ_ROWS:
+            self._read_text()
 
-    def _flush(self) -> None:
-        """The rows read into columns and written as a row group."""
-        if not self._count:
+    def _read_text(self) -> None:
+        """The rows of the text read into columns."""
+        if not self._unread:
             return
-        text, self._text, self._count = self._text, bytearray(), 0
-        # one block for the whole group: one record batch, read on this thread (the buffer is
-        # the bytearray's own memory, not a copy)
+        text, self._text, self._unread = self._text, bytearray(), 0
+        # one block: one record batch, read on this thread (the buffer is the bytearray's own
+        # memory, not a copy)
         options = self._json.ReadOptions(use_threads=False, block_size=len(text) + 1)
         read = self._json.read_json(
             self._pa.py_buffer(text),
@@ -371,9 +380,18 @@ class ParquetWriter:
         )
         del text
         # the schema's own fields (nulls not allowed in some, its metadata), in its order
-        group = self._pa.Table.from_arrays(
-            [read.column(name) for name in self._names], schema=self._schema
-        )
+        columns = [read.column(name) for name in self._names]
+        self._read.append(self._pa.Table.from_arrays(columns, schema=self._schema))
+
+    def _flush(self) -> None:
+        """The group's rows written as a row group."""
+        self._read_text()
+        if not self._read:
+            return
+        parts, self._read, self._count = self._read, [], 0
+        # one chunk a column, as when a group was read in one block: the same file
+        group = self._pa.concat_tables(parts).combine_chunks(memory_pool=self._pool)
+        del parts
         self._writer.write_table(group)
 
     def flush(self) -> int | None:
