@@ -38,7 +38,7 @@ from arbiter.report import Replay, Verdict, position_dict, read_position_json
 from arbiter.settings import Settings
 
 if TYPE_CHECKING:
-    # tokens import cryptography (9 MB): only a referee that seals needs it, not the library's
+    # tokens import cryptography (7 MB): only a referee that seals needs it, not the library's
     # nor ``arbiter score``'s
     from arbiter.tokens import Sealer
 
