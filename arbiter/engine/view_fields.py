@@ -91,10 +91,10 @@ CODECS: Final[dict[str, str]] = {
     "card": "codes[{v}]",
     "suit": "suits[{v}]",
     "cards": "[codes[c] for c in display_order({v})]",
-    # in the writer, not a call: ``[{"seat", "card"}, ...]``, copies of the notation's dicts
-    # (``table``, arbiter/report.py's ``_SEAT_CARDS``); the pairs a tuple (``Plays``), which the
-    # compiled loop indexes and unpacks without an iterator
-    "plays": "[table[s * PACK_SIZE + c].copy() for s, c in {v}]",
+    # in the writer, not a call: ``[{"seat", "card"}, ...]``, the notation's read-only dicts
+    # (``table``, arbiter/report.py's ``_SEAT_CARDS``) shared by every answer; the pairs a tuple
+    # (``Plays``), which the compiled loop indexes and unpacks without an iterator
+    "plays": "[table[s * PACK_SIZE + c] for s, c in {v}]",
     "enum": "_text({v})",
     "const": "{v}",
     "kind": "EVENT_TYPES[{v}]",
@@ -442,7 +442,7 @@ STEP_TRICK = RecordTable(
               "The seat and card winning the trick so far; null before its first play.",
               nullable=True,
               source="None if view.win_seat < 0 else "
-                     "table[view.win_seat * PACK_SIZE + view.win_card].copy()"),
+                     "table[view.win_seat * PACK_SIZE + view.win_card]"),
     ),
     "_step_trick",
     "StepTrickSchema",
