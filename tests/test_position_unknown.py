@@ -26,6 +26,7 @@ from arbiter.engine.match import replay
 from arbiter.engine.position import Position, Ruling
 from arbiter.report import position_dict, read_position_json
 from arbiter.simulate import random_log
+from tests.api_support import make_client
 from tests.test_position_value import every_move, pick
 
 
@@ -265,3 +266,28 @@ def test_the_draws_follow_from_the_tricks_count() -> None:
     body = blank(whole, {0: False})
     body["stock_left"] += 2
     assert _faults(body)["/stock_left"] == (FaultCode.STOCK_SIZE, {"count": whole["stock_left"]})
+
+
+def test_validate_takes_a_position_with_tricks_of_unknown_cards_over_http() -> None:
+    """The editor's start from the disputed trick: earlier tricks by their winners and the
+    seats' points only; the ruling is the whole position's, and the position after the move
+    writes the unknown tricks back as they were given."""
+    client = make_client()
+    whole = _late_body()
+    body = blank(whole, dict.fromkeys(range(len(whole["tricks"])), True))
+    move = whole["legal_moves"][0]
+    answer = client.post("/v1/moves/validate", json={"position": body, "move": move})
+    assert answer.status_code == 200, answer.get_json()
+    verdict = answer.get_json()
+    on_whole = client.post("/v1/moves/validate", json={"position": whole, "move": move})
+    assert verdict["message"] == on_whole.get_json()["message"]
+    assert verdict["legal_moves"] == on_whole.get_json()["legal_moves"]
+    after = verdict["position"]
+    assert [t["points"] for t in after["tricks"][: len(whole["tricks"])]] == [None] * len(
+        whole["tricks"]
+    )
+    assert after["card_points"] == on_whole.get_json()["position"]["card_points"]
+    again = client.post(
+        "/v1/moves/validate", json={"position": after, "move": after["legal_moves"][0]}
+    )
+    assert again.status_code == 200, again.get_json()
