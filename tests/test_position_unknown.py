@@ -27,7 +27,7 @@ from arbiter.engine.position import Position, Ruling
 from arbiter.report import position_dict, read_position_json
 from arbiter.simulate import random_log
 from tests.api_support import make_client
-from tests.test_position_value import every_move, pick
+from tests.test_position_value import JUNK, _places, every_move, pick
 
 
 def blank(
@@ -291,3 +291,36 @@ def test_validate_takes_a_position_with_tricks_of_unknown_cards_over_http() -> N
         "/v1/moves/validate", json={"position": after, "move": after["legal_moves"][0]}
     )
     assert again.status_code == 200, again.get_json()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_blanked_position_with_any_field_spoilt_is_read_or_refused_never_an_error(
+    data: st.DataObject,
+) -> None:
+    position = pick(data)
+    body = _as_json(position)
+    assume(body["tricks"])
+    chosen = data.draw(
+        st.dictionaries(st.integers(0, len(body["tricks"]) - 1), st.booleans(), min_size=1),
+        label="blanked",
+    )
+    body = blank(body, chosen)
+    for _ in range(data.draw(st.integers(1, 3), label="spoils")):
+        path = data.draw(st.sampled_from(_places(body)[1:]), label="path")
+        parent = body
+        for key in path[:-1]:
+            parent = parent[key]
+        if data.draw(st.booleans(), label="delete") and isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = data.draw(JUNK, label="junk")
+    try:
+        again = read_position_json(body)
+    except ArbiterError as err:
+        faults = err.errors if isinstance(err, ArbiterErrors) else [err]
+        assert all(isinstance(f.fault, FaultCode) for f in faults)
+        json.dumps([f.params for f in faults])  # params are JSON values
+        return
+    for move in every_move(len(again.header.players)):
+        again.judge(move)
