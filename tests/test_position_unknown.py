@@ -324,3 +324,29 @@ def test_a_blanked_position_with_any_field_spoilt_is_read_or_refused_never_an_er
         return
     for move in every_move(len(again.header.players)):
         again.judge(move)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_positions_played_on_from_unknown_tricks_read_back(data: st.DataObject) -> None:
+    """Played on (in tute-2p the stock drawn as a position makes it up), every later position
+    still adds up: its JSON reads back. The stock is made of unseen cards that leave the
+    tricks of unknown cards the points they were given."""
+    _, again, _ = _blanked(data)
+    moves = every_move(len(again.header.players))
+    while not again.deal.over:
+        allowed = [m for m in moves if again.judge(m).verdict is Ruling.OK]
+        again = again.after(data.draw(st.sampled_from(allowed), label="move"))
+        body = _as_json(again)
+        assert position_dict(read_position_json(body)) == body
+
+
+def test_the_stock_of_a_position_with_unknown_tricks_adds_up() -> None:
+    """tute-2p, the stock still long: drawn to its end, the cards left unseen are worth what
+    the tricks of unknown cards were given (lowest cards first would not do, here)."""
+    whole = _late_body("tute-2p", 2, 3)
+    position = read_position_json(blank(whole, {0: True, 1: True, 2: True}))
+    moves = every_move(2)
+    while position.deal.stock_left:
+        position = position.after(next(m for m in moves if position.judge(m).verdict is Ruling.OK))
+    read_position_json(_as_json(position))
