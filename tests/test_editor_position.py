@@ -35,14 +35,21 @@ from tests.browser_support import (
     page,
     server,
 )
-from tests.test_editor import CODE, READ_TEXTS, Editor
-from tests.test_editor_layout import around_the_table, keep_shot, layout, overflows
+from tests.editor_support import (
+    LAPTOP,
+    READ_TEXTS,
+    Editor,
+    around_the_table,
+    codes_in_page,
+    keep_shot,
+    layout,
+    overflows,
+)
 
 __all__ = ["browser", "page", "server"]  # the fixtures this module uses
 
 pytestmark = pytest.mark.slow
 
-LAPTOP = {**DESKTOP, "width": 1366, "height": 768}
 SIZES = {"phone": PHONE, "laptop": LAPTOP}
 
 # The ruling from the position: each move's verdict, and what it cannot know.
@@ -131,16 +138,6 @@ def position_cards(
 def position_ruling(editor: Editor) -> dict[str, Any]:
     found: dict[str, Any] = editor.driver.execute_script(READ_POSITION_RULING)
     return found
-
-
-#: A value of the script's shown as text ("null" where nothing was meant).
-LEAKED = re.compile(r"\b(null|undefined|NaN|\[object Object\])")
-
-
-def codes_in_page(editor: Editor) -> set[str]:
-    """The codes (and the script's values) among every text a person can see or hear."""
-    text = editor.driver.execute_script(READ_TEXTS)
-    return set(CODE.findall(text)) | set(LEAKED.findall(text))
 
 
 @pytest.mark.parametrize(
