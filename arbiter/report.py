@@ -105,6 +105,10 @@ class Verdict:
         self.state_id = state_id
         #: the position after the move, answered when the move was judged on a given position
         self.after = after
+        #: after a renuncio judged on a position or a token: the position with the card played
+        #: (the renuncio recorded) and its token, answered as ``after``
+        self.played: Position | None = None
+        self.played_state_id: str | None = None
 
     @property
     def legal(self) -> bool:
@@ -137,6 +141,11 @@ class Verdict:
         }
         if self.after is not None:
             body["position"] = position_dict(self.after)
+        if self.played is not None:
+            body["after"] = {
+                "position": position_dict(self.played),
+                "state_id": self.played_state_id,
+            }
         return body
 
     def _correct_now(self) -> int | None:
