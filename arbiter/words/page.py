@@ -1101,6 +1101,9 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         "page.position.fault.card_repeated": (
             "{card} is already in {place}: a card is given only once."
         ),
+        "page.position.fault.repeated": (
+            "{card} is already in {place}: a card is given only once."
+        ),
         "page.position.fault.hand_size": "{name} must hold {count} cards at this point.",
         "page.position.fault.stock_size": "{count} cards are left in the stock after the draws.",
         "page.position.fault.points_below_known": (
@@ -1208,6 +1211,9 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         "page.position.fault.renuncio_decides": "El primer renuncio de la mano la decide.",
         "page.position.fault.card_not_in_pack": "{card} no es de la baraja de esta modalidad.",
         "page.position.fault.card_repeated": (
+            "{card} ya está en {place}: cada carta se da una sola vez."
+        ),
+        "page.position.fault.repeated": (
             "{card} ya está en {place}: cada carta se da una sola vez."
         ),
         "page.position.fault.hand_size": "{name} debe tener {count} cartas en este momento.",

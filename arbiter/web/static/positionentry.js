@@ -286,6 +286,7 @@ const FAULTS = {
   decided_by_renuncio: () => ({}),
   renuncio_decides: () => ({}),
   card_not_in_pack: (p, at) => ({ card: at.card(p.card) }),
+  repeated: (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
   card_repeated: (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
   hand_size: (p, at) => ({ name: at.name(p.seat), count: p.count }),
   stock_size: (p) => ({ count: p.count }),
@@ -296,7 +297,10 @@ const FAULTS = {
 };
 
 /** The faults whose sentence begins with the card's name (capitalised, as a sentence). */
-const CARD_FIRST = new Set(["card_repeated", "card_not_in_pack"]);
+const CARD_FIRST = new Set(["repeated", "card_repeated", "card_not_in_pack"]);
+
+/** The fault codes the page has words of its own for (the others are the general refusal). */
+export const WORDED_FAULTS = Object.keys(FAULTS);
 
 /** The card a pointer under /position names in `position` (the JSON sent), or null. */
 function cardAt(position, pointer) {
