@@ -25,7 +25,6 @@ import copy
 import itertools
 import json
 import math
-import re
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -752,6 +751,7 @@ def test_a_name_or_dealer_corrected_keeps_the_cards_and_another_pack_asks_first(
 
 
 # --- no code shown to a person ---------------------------------------------------------------
+
 
 def codes_shown(page: Page, where: str, seen: dict[str, set[str]]) -> None:
     text = page.driver.execute_script(READ_TEXTS)

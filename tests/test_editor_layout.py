@@ -9,15 +9,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import shutil
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.browser_support import (
-    DESKTOP,
     PHONE,
     Page,
     browser,
@@ -40,6 +35,7 @@ TABLES = {
     4: ("tute-4p-renuncio.json", 6),
     5: ("tute-gana-pierde-5p-french.json", 7),
 }
+
 
 def at_play(page: Page, seats: int, lang: str = "es") -> Editor:
     name, event = TABLES[seats]

@@ -1030,20 +1030,20 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         "page.position.points_of": "Points of {name}",
         "page.position.unknown.cards.one": (
             "The cards of trick 1: only who won it and the card points were given. These "
-            "{count} cards are not seen here: who played which, and in which trick, is not known."
+            "{cards} cards are not seen here: who played which, and in which trick, is not known."
         ),
         "page.position.unknown.cards.other": (
             "The cards of tricks 1 to {tricks}: only who won each and the card points were "
-            "given. These {count} cards are not seen here: who played which, and in which "
+            "given. These {cards} cards are not seen here: who played which, and in which "
             "trick, is not known."
         ),
         "page.position.unknown.cards_stock.one": (
             "The cards of trick 1: only who won it and the card points were given. These "
-            "{count} cards are not seen here: each was played in it or is still in the stock."
+            "{cards} cards are not seen here: each was played in it or is still in the stock."
         ),
         "page.position.unknown.cards_stock.other": (
             "The cards of tricks 1 to {tricks}: only who won each and the card points were "
-            "given. These {count} cards are not seen here: each was played in one of them or is "
+            "given. These {cards} cards are not seen here: each was played in one of them or is "
             "still in the stock."
         ),
         "page.position.unknown.points": "The card points given: {points}.",
@@ -1138,20 +1138,20 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.position.points_of": "Puntos de {name}",
         "page.position.unknown.cards.one": (
-            "Las cartas de la baza 1: solo se dio quién la ganó y los puntos. Estas {count} "
+            "Las cartas de la baza 1: solo se dio quién la ganó y los puntos. Estas {cards} "
             "cartas no se ven aquí: no se sabe quién jugó cada una ni en qué baza."
         ),
         "page.position.unknown.cards.other": (
             "Las cartas de las bazas 1 a {tricks}: solo se dio quién ganó cada una y los puntos. "
-            "Estas {count} cartas no se ven aquí: no se sabe quién jugó cada una ni en qué baza."
+            "Estas {cards} cartas no se ven aquí: no se sabe quién jugó cada una ni en qué baza."
         ),
         "page.position.unknown.cards_stock.one": (
-            "Las cartas de la baza 1: solo se dio quién la ganó y los puntos. Estas {count} "
+            "Las cartas de la baza 1: solo se dio quién la ganó y los puntos. Estas {cards} "
             "cartas no se ven aquí: cada una se jugó en ella o sigue en el monte."
         ),
         "page.position.unknown.cards_stock.other": (
             "Las cartas de las bazas 1 a {tricks}: solo se dio quién ganó cada una y los puntos. "
-            "Estas {count} cartas no se ven aquí: cada una se jugó en alguna de ellas o sigue en "
+            "Estas {cards} cartas no se ven aquí: cada una se jugó en alguna de ellas o sigue en "
             "el monte."
         ),
         "page.position.unknown.points": "Los puntos de cartas dados: {points}.",

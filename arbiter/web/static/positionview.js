@@ -48,7 +48,7 @@ function cannotKnow(ctx, position) {
     el(
       "li",
       { "data-unknown": "cards" },
-      words.counted(key, unknown.length, { tricks: unknown.length, count: unseen.length }),
+      words.counted(key, unknown.length, { tricks: unknown.length, cards: unseen.length }),
       el(
         "span",
         { class: "unseen", "data-unseen": unseen.length },
@@ -80,7 +80,7 @@ function factsLine(ctx, view) {
     parts.push(el("span", { text: `${t("deal.stock_left")}: ${view.stock_left}` }));
   }
   const number = (view.trick.number ?? view.tricks.length) + 1;
-  parts.push(el("span", { text: t("play.trick_no", { number }) }));
+  if (view.turn !== null) parts.push(el("span", { text: t("play.trick_no", { number }) }));
   return el(
     "p",
     { class: "play-facts" },
