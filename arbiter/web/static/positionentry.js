@@ -254,46 +254,70 @@ export function placeOfPointer(pointer, settings) {
   return Object.hasOwn(PLACES, head) ? PLACES[head](a, b, settings) : null;
 }
 
-/** The page's words for each fault code of the referee (docs/api.md, `errors[].code`), with the
- *  fields they take from the fault's `params` and `at` ({name(seat), card(code), place(pointer),
- *  ruleset(name)}). A code not here (or whose params do not fit its words) is said as the
- *  general refusal: never the referee's English, never a code. */
+/** The page's words for each fault code of the referee (docs/api.md, `errors[].code`): the key,
+ *  and the fields it takes from the fault's `params` and `at` ({name(seat), card(code),
+ *  place(pointer), ruleset(name)}). A code not here (or whose params do not fit its words) is
+ *  said as the general refusal: never the referee's English, never a code. */
 const FAULTS = {
-  missing: () => ({}),
-  list_size: (p) => (p.least === p.most ? null : { least: p.least, most: p.most }),
-  list_size_exact: (p) => ({ most: p.most }),
-  int_range: (p) => ({ low: p.low, high: p.high }),
-  card_code: (p) => ({ code: p.code }),
-  boolean: () => ({}),
-  must_be: (p) => (typeof p.value === "number" ? { value: p.value } : null),
-  does_not_follow: () => ({}),
-  play_seat: (p, at) => ({ name: at.name(p.seat) }),
-  draw_seat: (p, at) => ({ name: at.name(p.seat) }),
-  draw_count: (p) => ({ count: p.count }),
-  trick_leader: (p, at) => ({ name: at.name(p.seat) }),
-  table_leader: () => ({}),
-  no_stock: (p, at) => ({ ruleset: at.ruleset(p.ruleset) }),
-  no_exchange: (p, at) => ({ ruleset: at.ruleset(p.ruleset) }),
-  no_turned_card: (p, at) => ({ ruleset: at.ruleset(p.ruleset) }),
-  trump_by_call: () => ({}),
-  turned_missing: () => ({}),
-  trump_of_turned: () => ({}),
-  exchange_before_trick: () => ({}),
-  exchange_not_leader: (p, at) => ({ name: at.name(p.seat), given: at.name(p.given) }),
-  exchange_no_stock: () => ({}),
-  renuncio_not_played: () => ({}),
-  renuncio_in_unknown_trick: () => ({}),
-  decided_by_renuncio: () => ({}),
-  renuncio_decides: () => ({}),
-  card_not_in_pack: (p, at) => ({ card: at.card(p.card) }),
-  repeated: (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
-  card_repeated: (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
-  hand_size: (p, at) => ({ name: at.name(p.seat), count: p.count }),
-  stock_size: (p) => ({ count: p.count }),
-  points_below_known: (p, at) => ({ name: at.name(p.seat), points: p.points }),
-  points_not_known_tricks: (p, at) => ({ name: at.name(p.seat), points: p.points }),
-  unknown_points_too_many: (p) => ({ most: p.most }),
-  unknown_points_not_all: (p) => ({ points: p.points }),
+  missing: ["position.fault.missing", () => ({})],
+  list_size: [
+    "position.fault.list_size",
+    (p) => (p.least === p.most ? null : { least: p.least, most: p.most }),
+  ],
+  list_size_exact: ["position.fault.list_size_exact", (p) => ({ most: p.most })],
+  int_range: ["position.fault.int_range", (p) => ({ low: p.low, high: p.high })],
+  card_code: ["position.fault.card_code", (p) => ({ code: p.code })],
+  boolean: ["position.fault.boolean", () => ({})],
+  must_be: [
+    "position.fault.must_be",
+    (p) => (typeof p.value === "number" ? { value: p.value } : null),
+  ],
+  does_not_follow: ["position.fault.does_not_follow", () => ({})],
+  play_seat: ["position.fault.play_seat", (p, at) => ({ name: at.name(p.seat) })],
+  draw_seat: ["position.fault.draw_seat", (p, at) => ({ name: at.name(p.seat) })],
+  draw_count: ["position.fault.draw_count", (p) => ({ count: p.count })],
+  trick_leader: ["position.fault.trick_leader", (p, at) => ({ name: at.name(p.seat) })],
+  table_leader: ["position.fault.table_leader", () => ({})],
+  no_stock: ["position.fault.no_stock", (p, at) => ({ ruleset: at.ruleset(p.ruleset) })],
+  no_exchange: ["position.fault.no_exchange", (p, at) => ({ ruleset: at.ruleset(p.ruleset) })],
+  no_turned_card: [
+    "position.fault.no_turned_card",
+    (p, at) => ({ ruleset: at.ruleset(p.ruleset) }),
+  ],
+  trump_by_call: ["position.fault.trump_by_call", () => ({})],
+  turned_missing: ["position.fault.turned_missing", () => ({})],
+  trump_of_turned: ["position.fault.trump_of_turned", () => ({})],
+  exchange_before_trick: ["position.fault.exchange_before_trick", () => ({})],
+  exchange_not_leader: [
+    "position.fault.exchange_not_leader",
+    (p, at) => ({ name: at.name(p.seat), given: at.name(p.given) }),
+  ],
+  exchange_no_stock: ["position.fault.exchange_no_stock", () => ({})],
+  renuncio_not_played: ["position.fault.renuncio_not_played", () => ({})],
+  renuncio_in_unknown_trick: ["position.fault.renuncio_in_unknown_trick", () => ({})],
+  decided_by_renuncio: ["position.fault.decided_by_renuncio", () => ({})],
+  renuncio_decides: ["position.fault.renuncio_decides", () => ({})],
+  card_not_in_pack: ["position.fault.card_not_in_pack", (p, at) => ({ card: at.card(p.card) })],
+  repeated: [
+    "position.fault.repeated",
+    (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
+  ],
+  card_repeated: [
+    "position.fault.card_repeated",
+    (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
+  ],
+  hand_size: ["position.fault.hand_size", (p, at) => ({ name: at.name(p.seat), count: p.count })],
+  stock_size: ["position.fault.stock_size", (p) => ({ count: p.count })],
+  points_below_known: [
+    "position.fault.points_below_known",
+    (p, at) => ({ name: at.name(p.seat), points: p.points }),
+  ],
+  points_not_known_tricks: [
+    "position.fault.points_not_known_tricks",
+    (p, at) => ({ name: at.name(p.seat), points: p.points }),
+  ],
+  unknown_points_too_many: ["position.fault.unknown_points_too_many", (p) => ({ most: p.most })],
+  unknown_points_not_all: ["position.fault.unknown_points_not_all", (p) => ({ points: p.points })],
 };
 
 /** The faults whose sentence begins with the card's name (capitalised, as a sentence). */
@@ -316,11 +340,12 @@ function faultWords(error, at) {
   let code = String(error.code ?? "");
   if (code === "list_size" && params.least === params.most) code = "list_size_exact";
   if (!Object.hasOwn(FAULTS, code)) return null;
-  const fields = FAULTS[code](params, at);
+  const [key, fieldsOf] = FAULTS[code];
+  const fields = fieldsOf(params, at);
   if (!fields || Object.values(fields).some((value) => value === undefined || value === "")) {
     return null; // a field the words need is not in the params: no sentence with a hole
   }
-  return { code, key: `position.fault.${code}`, fields };
+  return { code, key, fields };
 }
 
 /** One fault in words, from its `code` and `params`: `error` ({pointer, code, params}) of a

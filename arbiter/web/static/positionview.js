@@ -40,7 +40,8 @@ function cannotKnow(ctx, position) {
   const unknown = unknownTricks(position);
   if (!unknown.length) return CANNOT_KNOW.map((key) => el("li", { text: t(key) }));
   const unseen = unseenCards(ctx.pack, position);
-  const key = position.stock_left ? "position.unknown.cards_stock" : "position.unknown.cards";
+  const fields = { tricks: unknown.length, cards: unseen.length };
+
   const points = (position.card_points ?? [])
     .map((value, seat) => `${seatName(ctx, seat)} ${value}`)
     .join(" · ");
@@ -48,7 +49,9 @@ function cannotKnow(ctx, position) {
     el(
       "li",
       { "data-unknown": "cards" },
-      words.counted(key, unknown.length, { tricks: unknown.length, cards: unseen.length }),
+      position.stock_left
+        ? words.counted("position.unknown.cards_stock", unknown.length, fields)
+        : words.counted("position.unknown.cards", unknown.length, fields),
       el(
         "span",
         { class: "unseen", "data-unseen": unseen.length },

@@ -143,6 +143,9 @@ function stockField(given, fault) {
   );
 }
 
+/** The words of each answer to what is known of the tricks already played. */
+const KNOWN_WORDS = { cards: "position.known.cards", points: "position.known.points" };
+
 /** What is known of the tricks already played: their cards, or who won each and the points. */
 function knownField(known) {
   return el(
@@ -161,7 +164,7 @@ function knownField(known) {
           id: `known-${value}`,
         }),
         " ",
-        t(`position.known.${value}`),
+        t(KNOWN_WORDS[value]),
       ),
     ),
   );
