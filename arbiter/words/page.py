@@ -1054,6 +1054,7 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         "page.position.after_renuncio": (
             "A renuncio: the referee rules it here, and play goes on to the end of the deal."
         ),
+        "page.position.tricks_played": "The tricks played from here",
         "page.position.trick_line": "Trick {number} — won by {name}",
         "page.position.outcome": "How the deal ended: {line}.",
         "page.position.decided": "{name} renounced in trick {trick} — {failed}; {consequence}.",
@@ -1162,6 +1163,7 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         "page.position.after_renuncio": (
             "Un renuncio: el árbitro lo señala aquí, y el juego sigue hasta el final de la mano."
         ),
+        "page.position.tricks_played": "Las bazas jugadas desde aquí",
         "page.position.trick_line": "Baza {number} — la gana {name}",
         "page.position.outcome": "Cómo acabó la mano: {line}.",
         "page.position.decided": "{name} renunció en la baza {trick} — {failed}; {consequence}.",

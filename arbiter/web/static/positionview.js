@@ -199,9 +199,9 @@ function tricksFromHere(ctx, run) {
   const done = (run.view.tricks ?? []).slice(from);
   if (!done.length) return null;
   const renuncios = run.renuncios();
-  return el(
-    "ol",
-    { class: "tricks-from-here", id: "position-tricks-played", start: from + 1 },
+  const list = el(
+    "ul",
+    { class: "tricks-from-here", id: "position-tricks-played" },
     ...done.map((trick, i) => {
       const number = from + i;
       const red = trick.plays.some((play) => isRenuncio(renuncios, number, play));
@@ -223,6 +223,7 @@ function tricksFromHere(ctx, run) {
       );
     }),
   );
+  return [el("h3", { id: "position-tricks-heading", text: t("position.tricks_played") }), list];
 }
 
 /** How the deal ended (the position's outcome), and the renuncio that decided it, named. */
@@ -255,7 +256,12 @@ function endOfDeal(ctx, run) {
       );
     }
   }
-  return el("div", { class: "outcome", id: "position-outcome" }, ...lines);
+  const byRenuncio = view.outcome.reason === "renuncio";
+  return el(
+    "div",
+    { class: `outcome${byRenuncio ? " by-renuncio" : ""}`, id: "position-outcome" },
+    ...lines,
+  );
 }
 
 /** The ruling from the position: each move made with the referee's verdict, the tricks played
@@ -285,7 +291,7 @@ function rulingFromPosition(ctx, run) {
     run.renuncios().length && run.view.turn !== null
       ? el("p", { class: "notice", id: "position-goes-on", text: t("position.after_renuncio") })
       : null,
-    tricksFromHere(ctx, run),
+    ...(tricksFromHere(ctx, run) ?? []),
     endOfDeal(ctx, run),
     el("h3", { id: "position-unknown-heading", text: t("position.unknown.heading") }),
     el("ul", { class: "cannot-know", id: "position-unknown" }, ...cannotKnow(ctx, run.start)),
