@@ -1099,9 +1099,6 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         "page.position.fault.decided_by_renuncio": "The deal's first renuncio decided it.",
         "page.position.fault.renuncio_decides": "The deal's first renuncio decides it.",
         "page.position.fault.card_not_in_pack": "{card} is not in this ruleset's pack.",
-        "page.position.fault.card_repeated": (
-            "{card} is already in {place}: a card is given only once."
-        ),
         "page.position.fault.repeated": (
             "{card} is already in {place}: a card is given only once."
         ),
@@ -1212,9 +1209,6 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         "page.position.fault.decided_by_renuncio": "El primer renuncio de la mano ya la decidió.",
         "page.position.fault.renuncio_decides": "El primer renuncio de la mano la decide.",
         "page.position.fault.card_not_in_pack": "{card} no es de la baraja de esta modalidad.",
-        "page.position.fault.card_repeated": (
-            "{card} ya está en {place}: cada carta se da una sola vez."
-        ),
         "page.position.fault.repeated": (
             "{card} ya está en {place}: cada carta se da una sola vez."
         ),

@@ -242,7 +242,6 @@ const PARAMS = {
   exchange_not_leader: { seat: 0, given: 1, first: false },
   card_not_in_pack: { card: "8O" },
   repeated: { first: "/position/hands/0/1" },
-  card_repeated: { card: "1O", first: "/position/hands/0/1" },
   hand_size: { seat: 1, count: 3 },
   stock_size: { count: 4 },
   points_below_known: { seat: 2, points: 21 },

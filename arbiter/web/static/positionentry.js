@@ -302,10 +302,6 @@ const FAULTS = {
     "position.fault.repeated",
     (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
   ],
-  card_repeated: [
-    "position.fault.card_repeated",
-    (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
-  ],
   hand_size: ["position.fault.hand_size", (p, at) => ({ name: at.name(p.seat), count: p.count })],
   stock_size: ["position.fault.stock_size", (p) => ({ count: p.count })],
   points_below_known: [
@@ -321,7 +317,7 @@ const FAULTS = {
 };
 
 /** The faults whose sentence begins with the card's name (capitalised, as a sentence). */
-const CARD_FIRST = new Set(["repeated", "card_repeated", "card_not_in_pack"]);
+const CARD_FIRST = new Set(["repeated", "card_not_in_pack"]);
 
 /** The fault codes the page has words of its own for (the others are the general refusal). */
 export const WORDED_FAULTS = Object.keys(FAULTS);
