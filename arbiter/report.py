@@ -19,7 +19,7 @@ from arbiter.engine.cards import (
     format_card,
     format_suit,
 )
-from arbiter.engine.errors import ArbiterError, ArbiterErrors, LogError
+from arbiter.engine.errors import ArbiterError, ArbiterErrors, FaultCode, LogError
 from arbiter.engine.given import read_position
 from arbiter.engine.log import DEFAULT_LIMITS, Header, Limits
 from arbiter.engine.match import Illegal, MatchState, Status
@@ -449,13 +449,15 @@ def _compare(
     if isinstance(given, list) and isinstance(made, list) and len(given) == len(made):
         if all(isinstance(x, str) for x in given) and all(isinstance(x, str) for x in made):
             if sorted(given) != sorted(made):
-                faults.append(LogError(f"does not follow from the position: {made}", path))
+                message = f"does not follow from the position: {made}"
+                faults.append(LogError(message, path, FaultCode.DOES_NOT_FOLLOW, {"value": made}))
             return
         for i, (a, b) in enumerate(zip(given, made, strict=True)):
             _compare(a, b, (*path, i), faults)
         return
     if given != made:
-        faults.append(LogError(f"does not follow from the position: {made!r}", path))
+        message = f"does not follow from the position: {made!r}"
+        faults.append(LogError(message, path, FaultCode.DOES_NOT_FOLLOW, {"value": made}))
 
 
 def _cante_cards(view: PositionView, suit: int) -> int:

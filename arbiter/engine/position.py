@@ -410,7 +410,7 @@ class PositionView(Record):
         self.trick_no = trick_no
         #: Tricks won by each seat.
         self.tricks_won = tricks_won
-        #: Card points of each seat's tricks.
+        #: Card points of each seat's tricks (given, if a trick's are not known).
         self.card_points = card_points
         #: Points of each seat's cantes or calls.
         self.cante_points = cante_points
@@ -454,7 +454,7 @@ class PositionView(Record):
         self.decisive = decisive
         #: The tricks completed, with the cards drawn after each (None: not known).
         self.tricks = tricks
-        #: The cards of each seat's tricks (None: not known).
+        #: The cards of each seat's tricks whose cards are known (None: not known).
         self.captured = captured
         #: The exchanges made.
         self.exchanges = exchanges
