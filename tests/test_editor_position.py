@@ -107,6 +107,8 @@ def position_table(editor: Editor, position: dict[str, Any], known: str = "cards
     if known == "points":
         driver.find_element(By.ID, "known-points").click()
         editor.taps += 1
+        # the form asks again, the choice just made keeps the focus
+        assert driver.switch_to.active_element.get_attribute("id") == "known-points"
     leaders = [t["leader"] for t in position["tricks"]] + [position["trick"]["leader"]]
     for i, leader in enumerate(leaders):
         select = Select(driver.find_element(By.ID, f"lead-{i}"))

@@ -1124,7 +1124,7 @@ _POSITION: Final[dict[Lang, dict[str, str]]] = {
         "page.position.known.cards": "sus cartas, en el orden en que se jugaron",
         "page.position.known.points": "solo quién ganó cada una, y los puntos hasta ahora",
         "page.position.won": "Ganó la baza {number}",
-        "page.position.points": "Puntos de cartas hasta ahora",
+        "page.position.points": "Puntos de las bazas ganadas hasta ahora",
         "page.position.points_hint": (
             "Los puntos de las cartas de las bazas que ha ganado cada jugador (sin los cantes): "
             "0 a quien no ganó ninguna."

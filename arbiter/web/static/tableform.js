@@ -303,7 +303,11 @@ export function renderTableForm(choice, onDone, onInput = () => {}, faults = new
   const form = el("form", { class: "table-form", id: "table-form", novalidate: true });
   const rerender = (patch) => {
     const next = { ...read(), ...patch };
-    form.replaceWith(renderTableForm(next, onDone, onInput, faults));
+    const focused = form.contains(document.activeElement) ? document.activeElement.id : "";
+    const fresh = renderTableForm(next, onDone, onInput, faults);
+    form.replaceWith(fresh);
+    // the control just changed keeps the focus (a keyboard goes on from it, not from the top)
+    if (focused) fresh.querySelector(`[id="${focused}"]`)?.focus();
     onInput(next);
   };
   const read = () => ({
