@@ -36,6 +36,7 @@ export const choiceOf = (position, known = "cards") => ({
     leaders: [...position.tricks.map((t) => t.leader), position.trick.leader],
     known,
     cardPoints: known === "points" ? position.card_points : [],
+    stockLeft: position.stock_left ?? 0,
   },
 });
 
@@ -43,6 +44,7 @@ export const choiceOf = (position, known = "cards") => ({
  *  the tricks played only when their cards are asked). */
 export function entered(position, known = "cards") {
   const header = { ruleset: position.ruleset, players: position.players };
+  if (position.notation && position.notation !== "spanish") header.notation = position.notation;
   const entry = makeEntry(tableOf(DATA, header, words), choiceOf(position, known));
   const give = (id, cards) => {
     entry.choose(id);
@@ -53,7 +55,7 @@ export function entered(position, known = "cards") {
     position.trick.plays.map((p) => p.card),
   );
   position.hands.forEach((hand, seat) => give(`hand-${seat}`, hand));
-  give("shown", [position.turned]);
+  if (position.turned) give("shown", [position.turned]);
   if (known === "cards") {
     position.tricks.forEach((trick, i) =>
       give(
