@@ -1,10 +1,11 @@
 // A deal started from the disputed trick (the editor's third way of entering the cards): the
 // hands as they are now, the card that shows trump, the trick on the table so far and the tricks
-// already played — what a position of docs/api.md ("The position") needs — instead of the whole
-// deal. This module holds the entry (the same picker, typed text and sorting as DealEntry), the
-// position JSON it makes, and the referee's faults in it read back to the places the person
-// typed, in words. No rule is worked out here: the referee checks the position, and its faults
-// come back by JSON pointer. No DOM.
+// already played — by their cards, or only by who won each and each seat's card points so far —
+// what a position of docs/api.md ("The position") needs, instead of the whole deal. This module
+// holds the entry (the same picker, typed text and sorting as DealEntry), the position JSON it
+// makes, and the referee's faults in it read back to the places the person typed, in the page's
+// words for each fault's code. No rule is worked out here: the referee checks the position, and
+// its faults come back by JSON pointer, code and params. No DOM.
 
 import { DealEntry } from "./entry.js";
 
