@@ -21,8 +21,12 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from arbiter.contract import MAX_PROBLEM_BYTES, MAX_TEXT, problem_document
 from arbiter.engine.errors import ArbiterError, ArbiterErrors, FaultCode
 from arbiter.engine.match import replay
 from arbiter.engine.position import Position
@@ -355,3 +359,28 @@ def test_other_faults_carry_the_generic_code_and_a_deal_with_a_position_its_own(
             "params": {},
         }
     ]
+
+
+_texts = st.text(alphabet=st.characters(max_codepoint=0x40), min_size=0, max_size=2000)
+
+
+@given(
+    st.lists(st.tuples(_texts, _texts, _texts), max_size=150),
+    st.integers(1, 100),
+    st.sampled_from(["es", "en"]),
+)
+def test_problem_documents_with_codes_and_params_stay_bounded(
+    errors: list[tuple[str, str, str]], max_errors: int, lang: str
+) -> None:
+    """Params carry what the request held (a card code of any length, say): clipped, the
+    document stays within its bound as without them."""
+    listed = [
+        {"pointer": p, "message": m, "code": "card_code", "params": {"code": c, "what": [c] * 30}}
+        for p, m, c in errors
+    ]
+    document = problem_document(422, "Invalid log", "detail", "id", listed, 5, max_errors)
+    assert len(document) <= MAX_PROBLEM_BYTES
+    body = orjson.loads(document)
+    assert len(body["errors"]) + body.get("errors_omitted", 0) == len(errors) + 5
+    for entry in body["errors"]:
+        assert entry["code"] == "card_code" and len(entry["params"]["code"]) <= MAX_TEXT

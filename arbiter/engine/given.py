@@ -9,8 +9,14 @@ led by the last trick's winner, the known stock card in no hand, the stock's siz
 drawn, each trick's winner and points and each cante's points as the rules make them. What
 follows from those facts (the turn, the trick's winner, the points, the events...) is worked out
 here as a replay works it out; :func:`arbiter.report.read_position_json` then holds those the
-JSON gives too to the engine's. Each fault is an error with its JSON pointer, all of them in one
+JSON gives too to the engine's. Each fault is an error with its JSON pointer and its
+:class:`~arbiter.engine.errors.FaultCode` (the params its message names), all of them in one
 :class:`ArbiterErrors`.
+
+An earlier trick may be given without its cards (``"plays": []``): who led and won it are then
+taken as given, and its points, or, when those are not known either, the seats' card points
+(``card_points``), checked against what is known: the known tricks, and the points of the
+cards seen nowhere. The hands and the stock follow from the number of tricks alone.
 """
 
 from __future__ import annotations
