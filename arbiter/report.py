@@ -19,7 +19,7 @@ from arbiter.engine.cards import (
     format_card,
     format_suit,
 )
-from arbiter.engine.errors import ArbiterError, ArbiterErrors, LogError
+from arbiter.engine.errors import ArbiterError, ArbiterErrors, FaultCode, LogError
 from arbiter.engine.given import read_position
 from arbiter.engine.log import DEFAULT_LIMITS, Header, Limits
 from arbiter.engine.match import Illegal, MatchState, Status
@@ -106,6 +106,10 @@ class Verdict:
         self.state_id = state_id
         #: the position after the move, answered when the move was judged on a given position
         self.after = after
+        #: after a renuncio judged on a position or a token: the position with the card played
+        #: (the renuncio recorded) and its token, answered as ``after``
+        self.played: Position | None = None
+        self.played_state_id: str | None = None
 
     @property
     def legal(self) -> bool:
@@ -138,6 +142,11 @@ class Verdict:
         }
         if self.after is not None:
             body["position"] = position_dict(self.after)
+        if self.played is not None:
+            body["after"] = {
+                "position": position_dict(self.played),
+                "state_id": self.played_state_id,
+            }
         return body
 
     def _correct_now(self) -> int | None:
@@ -445,13 +454,15 @@ def _compare(
     if isinstance(given, list) and isinstance(made, list) and len(given) == len(made):
         if all(isinstance(x, str) for x in given) and all(isinstance(x, str) for x in made):
             if sorted(given) != sorted(made):
-                faults.append(LogError(f"does not follow from the position: {made}", path))
+                message = f"does not follow from the position: {made}"
+                faults.append(LogError(message, path, FaultCode.DOES_NOT_FOLLOW, {"value": made}))
             return
         for i, (a, b) in enumerate(zip(given, made, strict=True)):
             _compare(a, b, (*path, i), faults)
         return
     if given != made:
-        faults.append(LogError(f"does not follow from the position: {made!r}", path))
+        message = f"does not follow from the position: {made!r}"
+        faults.append(LogError(message, path, FaultCode.DOES_NOT_FOLLOW, {"value": made}))
 
 
 def _cante_cards(view: PositionView, suit: int) -> int:
