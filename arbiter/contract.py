@@ -23,6 +23,7 @@ import orjson
 
 from arbiter.engine.errors import MAX_COLLECTED, ArbiterError, ArbiterErrors
 from arbiter.engine.log import DEFAULT_LIMITS, MAX_DEALS
+from arbiter.i18n import Lang, fault_message
 
 __all__ = ["DEFAULT_LIMITS", "MAX_DEALS"]
 
@@ -52,7 +53,7 @@ def clip(text: str, limit: int = MAX_TEXT) -> str:
 
 
 def error_list(
-    errors: Sequence[dict[str, str]],
+    errors: Sequence[dict[str, Any]],
     omitted: int,
     max_errors: int,
     room: int = MAX_PROBLEM_BYTES,
@@ -60,9 +61,7 @@ def error_list(
     """``{"errors": [...]}``, plus ``"errors_omitted"`` when some are only counted: at most
     ``max_errors`` errors, texts clipped, the JSON of it within ``room`` bytes (escaping aside,
     only texts full of escaped characters ever need halving)."""
-    shown = [
-        {"pointer": clip(e["pointer"]), "message": clip(e["message"])} for e in errors[:max_errors]
-    ]
+    shown = [_shown(e) for e in errors[:max_errors]]
     total = len(errors) + omitted
     while True:
         listed: dict[str, Any] = {"errors": shown}
@@ -73,12 +72,44 @@ def error_list(
         shown = shown[: len(shown) // 2]
 
 
-def input_errors(err: ArbiterError) -> tuple[list[dict[str, str]], int]:
+def _shown(error: dict[str, Any]) -> dict[str, Any]:
+    """An error as listed: its texts clipped, and its params' (a code given may be any
+    JSON value: anything but a number, a short string or a list of them is shown as text)."""
+    shown: dict[str, Any] = {"pointer": clip(error["pointer"]), "message": clip(error["message"])}
+    if "code" in error:
+        shown["code"] = error["code"]
+        shown["params"] = {k: _param(v) for k, v in error["params"].items()}
+    return shown
+
+
+def _param(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, str):
+        return clip(value)
+    if isinstance(value, list) and len(value) <= 20 and all(isinstance(v, str) for v in value):
+        return [clip(v, 40) for v in value]
+    return clip(repr(value))
+
+
+def input_errors(err: ArbiterError, lang: Lang | None = None) -> tuple[list[dict[str, Any]], int]:
     """The errors of an engine input error (one, or the several of an
-    :class:`~arbiter.engine.errors.ArbiterErrors`) and how many more it only counted."""
+    :class:`~arbiter.engine.errors.ArbiterErrors`) and how many more it only counted; with a
+    ``lang`` (the API's answers), each with its ``code`` and ``params`` and its message in
+    that language."""
     found = err.errors if isinstance(err, ArbiterErrors) else [err]
     omitted = err.omitted if isinstance(err, ArbiterErrors) else 0
-    return [{"pointer": e.pointer, "message": e.message} for e in found], omitted
+    if lang is None:
+        return [{"pointer": e.pointer, "message": e.message} for e in found], omitted
+    return [
+        {
+            "pointer": e.pointer,
+            "message": fault_message(lang, e),
+            "code": e.fault.value,
+            "params": e.params,
+        }
+        for e in found
+    ], omitted
 
 
 #: The last part of each problem's ``type``, by status.
@@ -110,7 +141,7 @@ class Problem(Exception):
         status: int,
         title: str,
         detail: str,
-        errors: list[dict[str, str]] | None = None,
+        errors: list[dict[str, Any]] | None = None,
         headers: Mapping[str, str] | None = None,
         omitted: int = 0,
     ) -> None:
@@ -125,7 +156,7 @@ class Problem(Exception):
 
     @classmethod
     def invalid(
-        cls, errors: list[dict[str, str]], detail: str | None = None, omitted: int = 0
+        cls, errors: list[dict[str, Any]], detail: str | None = None, omitted: int = 0
     ) -> Problem:
         first = errors[0]
         return cls(
@@ -137,8 +168,8 @@ class Problem(Exception):
         )
 
     @classmethod
-    def from_arbiter_error(cls, err: ArbiterError) -> Problem:
-        listed, omitted = input_errors(err)
+    def from_arbiter_error(cls, err: ArbiterError, lang: Lang = "en") -> Problem:
+        listed, omitted = input_errors(err, lang)
         return cls.invalid(listed, omitted=omitted)
 
 
@@ -154,7 +185,7 @@ def problem_document(
     title: str,
     detail: str,
     request_id: str | None = None,
-    errors: list[dict[str, str]] | None = None,
+    errors: list[dict[str, Any]] | None = None,
     omitted: int = 0,
     max_errors: int = DEFAULT_MAX_ERRORS,
 ) -> bytes:

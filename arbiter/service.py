@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 from arbiter.cache import CacheObserver, PrefixKeys, StateCache, build_cache
 from arbiter.cache.keys import within_limits
 from arbiter.contract import MAX_TOKEN_LENGTH
-from arbiter.engine.errors import ArbiterError, LogError
+from arbiter.engine.errors import ArbiterError, FaultCode, LogError
 from arbiter.engine.log import DEFAULT_LIMITS, Limits, parse_deal, parse_header, raw_deals
 from arbiter.engine.match import MatchState, advance, replay
 from arbiter.engine.moves import Move
@@ -143,6 +143,8 @@ class Referee:
         state_id_after = None
         if judgement.verdict is Ruling.OK:
             state_id_after = self._seal(position.after(event))
+        elif judgement.verdict is Ruling.RENUNCIO:
+            return self._played_on(Verdict(position, judgement), event)
         return Verdict(position, judgement, state_id_after)
 
     def validate_position(self, raw: object, move: object) -> Verdict:
@@ -151,10 +153,21 @@ class Referee:
         position = self.given_position(raw)
         event = self._move(move, position)
         judgement = position.judge(event)
+        if judgement.verdict is Ruling.RENUNCIO:
+            return self._played_on(Verdict(position, judgement), event)
         if judgement.verdict is not Ruling.OK:
             return Verdict(position, judgement)
         after = position.after(event)
         return Verdict(position, judgement, self._seal(after), after)
+
+    def _played_on(self, verdict: Verdict, event: Move) -> Verdict:
+        """A renuncio's verdict with the position after the card is played anyway, the
+        renuncio recorded (a renuncio is a card on the table: the deal goes on, decided by
+        its first one), and that position's token."""
+        played = verdict.position.after(event)
+        verdict.played = played
+        verdict.played_state_id = self._seal(played)
+        return verdict
 
     def given_position(self, raw: object) -> Position:
         """A position given as JSON, read and checked (faults under ``/position``)."""
@@ -204,7 +217,11 @@ class Referee:
             raise LogError("must be an object", ("position",))
         if "position" in body and "ruleset" not in body and "state_id" not in body:
             if "deal" in body:
-                raise LogError("deal goes with a state_id, not with a position", ("deal",))
+                raise LogError(
+                    "deal goes with a state_id, not with a position",
+                    ("deal",),
+                    FaultCode.DEAL_WITH_POSITION,
+                )
             return self.validate_position(body["position"], body["move"])
         state_id = _state_id(body) if "state_id" in body else None
         if "ruleset" in body or state_id is None:

@@ -9,15 +9,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import shutil
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.browser_support import (
-    DESKTOP,
     PHONE,
     Page,
     browser,
@@ -27,13 +22,11 @@ from tests.browser_support import (
     page,
     server,
 )
-from tests.test_editor import Editor
+from tests.editor_support import LAPTOP, Editor, around_the_table, keep_shot, layout, overflows
 
 __all__ = ["browser", "page", "server"]  # the fixtures this module uses
 
 pytestmark = pytest.mark.slow
-
-LAPTOP = {**DESKTOP, "width": 1366, "height": 768}
 
 #: An example of each table size, and a point of its first deal with a trick on the table.
 TABLES = {
@@ -42,70 +35,6 @@ TABLES = {
     4: ("tute-4p-renuncio.json", 6),
     5: ("tute-gana-pierde-5p-french.json", 7),
 }
-
-# The boxes of the trick area and of each seat's hand, and how wide the page is.
-READ_LAYOUT = """
-const box = (e) => { const r = e.getBoundingClientRect();
-  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width}; };
-const table = document.querySelector('.at-table');
-const cards = (seat) => [...seat.querySelectorAll('.hand-now .card')].map(box);
-return {
-  display: getComputedStyle(table).display,
-  table: box(table),
-  trick: box(table.querySelector('.table-now')),
-  seats: [...table.querySelectorAll('.seat[data-place]')].map((s) => ({
-    seat: Number(s.dataset.seat), place: s.dataset.place, box: box(s), cards: cards(s),
-  })),
-  scrollWidth: document.documentElement.scrollWidth,
-  innerWidth: window.innerWidth,
-};
-"""
-
-#: Where a seat's hand is, by its place, against the trick area's box.
-SIDES = {
-    "bottom": lambda s, t: s["top"] >= t["bottom"],
-    "top": lambda s, t: s["bottom"] <= t["top"],
-    "left": lambda s, t: s["right"] <= t["left"],
-    "right": lambda s, t: s["left"] >= t["right"],
-    "top-left": lambda s, t: s["bottom"] <= t["top"] and s["right"] <= t["left"],
-    "top-right": lambda s, t: s["bottom"] <= t["top"] and s["left"] >= t["right"],
-}
-
-
-def layout(editor: Editor) -> dict[str, Any]:
-    found: dict[str, Any] = editor.driver.execute_script(READ_LAYOUT)
-    return found
-
-
-def overflows(shown: dict[str, Any]) -> list[str]:
-    """What is wider than the window, or a card outside its seat's box."""
-    out = []
-    if shown["scrollWidth"] > shown["innerWidth"]:
-        out.append(f"the page is {shown['scrollWidth']} px wide in {shown['innerWidth']}")
-    for seat in shown["seats"]:
-        box = seat["box"]
-        for card in seat["cards"]:
-            if card["left"] < box["left"] - 0.5 or card["right"] > box["right"] + 0.5:
-                out.append(f"seat {seat['seat']}: a card outside its hand's box")
-    return out
-
-
-def around_the_table(shown: dict[str, Any]) -> list[str]:
-    """Each seat's hand that is not on its side of the trick area."""
-    trick = shown["trick"]
-    return [
-        f"seat {s['seat']} ({s['place']}) is not on its side: {s['box']} / trick {trick}"
-        for s in shown["seats"]
-        if not SIDES[s["place"]](s["box"], trick)
-    ]
-
-
-def keep_shot(path: Path) -> None:
-    """A copy of a screenshot where ``ARBITER_SHOTS`` says (the notes of a review)."""
-    folder = os.environ.get("ARBITER_SHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(folder) / path.name)
 
 
 def at_play(page: Page, seats: int, lang: str = "es") -> Editor:

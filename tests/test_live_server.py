@@ -101,7 +101,12 @@ def test_problem_for_a_wrong_deal(server: Server) -> None:
     log["deals"][0]["hands"][1][0] = twice  # one card dealt twice, another missing
     problem = assert_problem(post_json(server, "/v1/replays", log), 422)
     assert problem["errors"] == [
-        {"pointer": "/deals/0/hands/1/0", "message": f"{twice} appears twice (also at hands/0/0)"}
+        {
+            "pointer": "/deals/0/hands/1/0",
+            "message": f"{twice} appears twice (also at hands/0/0)",
+            "code": "invalid",
+            "params": {},
+        }
     ]
 
 

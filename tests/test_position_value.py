@@ -320,9 +320,11 @@ def test_validate_on_a_given_position_answers_as_on_the_log_and_goes_on() -> Non
         given = client.post("/v1/moves/validate", json={"position": position, "move": move})
         assert given.status_code == 200, given.get_json()
         body = given.get_json()
-        assert {k: v for k, v in body.items() if k not in ("state_id", "position")} == {
+        assert {k: v for k, v in body.items() if k not in ("state_id", "position", "after")} == {
             k: v for k, v in on_log.items() if k != "state_id"
         }
+        # a renuncio goes on too (tests/test_renuncio_after.py), on a position only
+        assert ("after" in body) is (body["verdict"] == "renuncio") and "after" not in on_log
         if body["verdict"] == "ok":
             assert body["state_id"] == ANY_STATE_ID
             longer = {**log, "deals": [{**log["deals"][0],

@@ -142,11 +142,14 @@ def play_by_tokens(referee: Referee, log: dict[str, Any]) -> list[dict[str, Any]
             deal = setup if (j == 0 and d > 0) else None
             by_token = referee.validate_token(token, move, deal).to_dict()
             by_log = arbiter.validate(prefix(log, d, j), move).to_dict()
+            # a renuncio on a token answers the position with the card played, and its token
+            after = by_token.pop("after", None)
+            assert (after is not None) is (by_token["verdict"] == "renuncio"), (d, j, move)
             assert without_state_id(by_token) == without_state_id(by_log), (d, j, move)
             verdicts.append(by_token)
-            if by_token["verdict"] != "ok":
-                return verdicts  # a renuncio or an illegal event: the log goes on without us
-            token = by_token["state_id"]
+            if by_token["verdict"] == "illegal":
+                return verdicts  # an illegal event: the log goes on without us
+            token = by_token["state_id"] if after is None else after["state_id"]
             assert isinstance(token, str)
     return verdicts
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, current_app
+from flask import Flask, current_app, has_request_context, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response
 
 from arbiter.api.frame import request_id
 from arbiter.contract import DEFAULT_MAX_ERRORS, PROBLEM_JSON, Problem, problem_document
 from arbiter.engine.errors import ArbiterError
+from arbiter.i18n import Lang, pick_lang
 from arbiter.settings import Settings
 
 _log = logging.getLogger("arbiter.api")
@@ -54,13 +55,17 @@ def problem_body(problem: Problem, rid: str | None, max_errors: int) -> bytes:
     )
 
 
-def problem_of(err: Exception, rid: str | None) -> Problem:
+def problem_of(err: Exception, rid: str | None, lang: Lang | None = None) -> Problem:
     """The problem an exception raised by a view is answered with: its own, a 422 for an
-    input error of the engine, else a 500 (logged with its traceback: a fault of ours)."""
+    input error of the engine (its messages in ``lang``, by default the request's
+    ``Accept-Language``), else a 500 (logged with its traceback: a fault of ours)."""
     if isinstance(err, Problem):
         return err
     if isinstance(err, ArbiterError):
-        return Problem.from_arbiter_error(err)
+        if lang is None:
+            header = request.headers.get("Accept-Language") if has_request_context() else None
+            lang = pick_lang(header)
+        return Problem.from_arbiter_error(err, lang)
     _log.exception("unexpected error (request %s)", rid)
     detail = f"The referee failed unexpectedly; quote request id {rid}."
     return Problem(500, "Internal error", detail)

@@ -14,6 +14,7 @@ import orjson
 
 from arbiter import replay, validate
 from arbiter.archive.library import score_lines
+from arbiter.frozen import thawed
 from arbiter.service import LIBRARY
 from arbiter.simulate import random_log
 
@@ -58,7 +59,8 @@ SAMPLE_STATE_ID = (
 
 
 def replay_response() -> dict[str, Any]:
-    return {**replay(_complete_2p()).to_dict(), "state_id": SAMPLE_STATE_ID}
+    # thawed: a body's plays are dicts shared by every answer, which YAML would write as aliases
+    return thawed({**replay(_complete_2p()).to_dict(), "state_id": SAMPLE_STATE_ID})
 
 
 def scores_response() -> dict[str, Any]:

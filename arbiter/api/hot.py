@@ -28,6 +28,7 @@ from werkzeug.routing import Rule
 
 from arbiter.api import errors, routes
 from arbiter.api.frame import REQUEST_ID
+from arbiter.i18n import pick_lang
 from arbiter.settings import Settings
 
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ class JsonRoute:
             body = self.answer(routes.Call(environ, self.extensions))
         except Exception as err:
             rid: str = environ[REQUEST_ID]
-            problem = errors.problem_of(err, rid)
+            lang = pick_lang(environ.get("HTTP_ACCEPT_LANGUAGE"))
+            problem = errors.problem_of(err, rid, lang)
             answer = errors.problem_answer(problem, rid, self.max_errors)
             return answer(cast("WSGIEnvironment", environ), start)
         start("200 OK", [("Content-Type", _JSON), ("Content-Length", str(len(body)))])

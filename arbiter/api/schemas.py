@@ -17,6 +17,7 @@ from marshmallow import EXCLUDE, RAISE, Schema, fields, validate
 
 from arbiter.contract import DEFAULT_LIMITS, MAX_DEALS, MAX_ID_LENGTH, MAX_TOKEN_LENGTH
 from arbiter.engine.cards import NOTATIONS, RANKS
+from arbiter.engine.errors import FaultCode
 from arbiter.engine.match import Status
 from arbiter.engine.moves import EVENT_TYPES, TUTE_OF
 from arbiter.engine.obligations import Obligation
@@ -61,6 +62,7 @@ from arbiter.engine.view_fields import (
 # The contract's closed sets are the engine's enums, never restated.
 REASONS = tuple(r.value for r in Reason)
 ILLEGAL_CODES = tuple(c.value for c in IllegalCode)
+FAULT_CODES = tuple(c.value for c in FaultCode)
 OBLIGATIONS = tuple(o.value for o in Obligation)
 STATUSES = tuple(s.value for s in Status)
 RULINGS = tuple(r.value for r in Ruling)
@@ -443,6 +445,18 @@ class VerdictSchema(Schema):
         "PositionSchema",
         metadata=_doc("With a position given and an ok move: the position after it."),
     )
+    after = fields.Nested(
+        "PlayedOnSchema",
+        metadata=_doc(
+            "A renuncio judged on a position or a state_id: the position with the card played "
+            "(the renuncio recorded) and its state_id."
+        ),
+    )
+
+
+class PlayedOnSchema(Schema):
+    position = fields.Nested("PositionSchema", required=True)
+    state_id = fields.String(required=True, allow_none=True)
 
 
 class OptionInfoSchema(Schema):
@@ -504,7 +518,17 @@ class RulesetSchema(Schema):
 
 class ProblemErrorSchema(Schema):
     pointer = fields.String(required=True)
-    message = fields.String(required=True)
+    message = fields.String(
+        required=True, metadata=_doc("In the request's language (Accept-Language: es or en).")
+    )
+    code = fields.String(
+        validate=validate.OneOf(FAULT_CODES),
+        metadata=_doc("What is wrong, stable across versions and languages (API answers)."),
+    )
+    params = fields.Dict(
+        keys=fields.String(),
+        metadata=_doc("The values the message names, by name (with code)."),
+    )
 
 
 class ProblemSchema(Schema):

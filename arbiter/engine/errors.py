@@ -6,22 +6,80 @@ without the pair...) are not exceptions: they are :class:`~arbiter.engine.state.
 results of the replay (docs/rules.md §8).
 
 Every error carries a ``path`` into the log (``("deals", 0, "hands", 1, 3)``), which the HTTP
-layer turns into a JSON pointer.
+layer turns into a JSON pointer, and a :class:`FaultCode` with the ``params`` its message names,
+so that a client words it from its own catalogue rather than parsing the English ``message``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
 
 PathPart = str | int
 Path = tuple[PathPart, ...]
 
 
-class ArbiterError(ValueError):
-    """Base of every input error; ``path`` points at the offending field of the log."""
+class FaultCode(StrEnum):
+    """What is wrong with an input, stable across versions and languages (docs/api.md,
+    "Errors"); ``INVALID`` for the faults that have no code of their own yet."""
 
-    def __init__(self, message: str, path: Path = ()) -> None:
+    INVALID = "invalid"
+    MISSING = "missing"
+    NOT_OBJECT = "not_object"
+    LIST_SIZE = "list_size"
+    INT_RANGE = "int_range"
+    CARD_CODE = "card_code"
+    ONE_OF = "one_of"
+    BOOLEAN = "boolean"
+    MUST_BE = "must_be"
+    DOES_NOT_FOLLOW = "does_not_follow"
+    PLAY_SEAT = "play_seat"
+    DRAW_SEAT = "draw_seat"
+    DRAW_COUNT = "draw_count"
+    TRICK_LEADER = "trick_leader"
+    TABLE_LEADER = "table_leader"
+    NO_STOCK = "no_stock"
+    NO_EXCHANGE = "no_exchange"
+    NO_TURNED_CARD = "no_turned_card"
+    TRUMP_BY_CALL = "trump_by_call"
+    TURNED_MISSING = "turned_missing"
+    TRUMP_OF_TURNED = "trump_of_turned"
+    EXCHANGE_BEFORE_TRICK = "exchange_before_trick"
+    EXCHANGE_NOT_LEADER = "exchange_not_leader"
+    EXCHANGE_NO_STOCK = "exchange_no_stock"
+    RENUNCIO_NOT_PLAYED = "renuncio_not_played"
+    RENUNCIO_IN_UNKNOWN_TRICK = "renuncio_in_unknown_trick"
+    DECIDED_BY_RENUNCIO = "decided_by_renuncio"
+    RENUNCIO_DECIDES = "renuncio_decides"
+    CARD_NOT_IN_PACK = "card_not_in_pack"
+    REPEATED = "repeated"
+    HAND_SIZE = "hand_size"
+    STOCK_SIZE = "stock_size"
+    POINTS_BELOW_KNOWN = "points_below_known"
+    POINTS_NOT_KNOWN_TRICKS = "points_not_known_tricks"
+    UNKNOWN_POINTS_TOO_MANY = "unknown_points_too_many"
+    UNKNOWN_POINTS_NOT_ALL = "unknown_points_not_all"
+    DEAL_WITH_POSITION = "deal_with_position"
+
+
+class ArbiterError(ValueError):
+    """Base of every input error; ``path`` points at the offending field of the log, ``fault``
+    (the answers' ``code``) says what is wrong and ``params`` holds the values its message
+    names (JSON values)."""
+
+    def __init__(
+        self,
+        message: str,
+        path: Path = (),
+        fault: FaultCode = FaultCode.INVALID,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.path = path
+        self.fault = fault
+        self.params: dict[str, Any] = dict(params or {})
 
     def at(self, *prefix: PathPart) -> ArbiterError:
         """The same error, its path prefixed (errors are raised deep and located on the way up)."""
@@ -46,7 +104,7 @@ class ArbiterErrors(ArbiterError):
     order found, at most :data:`MAX_COLLECTED`, and ``omitted`` more that were only counted."""
 
     def __init__(self, errors: list[ArbiterError], omitted: int = 0) -> None:
-        super().__init__(errors[0].message, errors[0].path)
+        super().__init__(errors[0].message, errors[0].path, errors[0].fault, errors[0].params)
         self.errors = errors
         self.omitted = omitted
 
@@ -62,7 +120,10 @@ class CardCodeError(ArbiterError):
     """A card or suit code that does not name a card of the notation in use."""
 
     def __init__(self, code: object, notation: str, what: str = "card") -> None:
-        super().__init__(f"{code!r} is not a {notation} {what} code")
+        params = {"code": code, "notation": notation, "what": what}
+        super().__init__(
+            f"{code!r} is not a {notation} {what} code", (), FaultCode.CARD_CODE, params
+        )
         self.code = code
 
 
@@ -87,11 +148,14 @@ class RepeatedError(LogError):
     def __init__(self, what: str, first: Path, path: Path) -> None:
         self.what = what
         self.first = first
-        super().__init__(f"{what} {pointer(first)}", path)
+        super().__init__(
+            f"{what} {pointer(first)}", path, FaultCode.REPEATED, {"first": pointer(first)}
+        )
 
     def at(self, *prefix: PathPart) -> ArbiterError:
         self.first = (*prefix, *self.first)
         self.message = f"{self.what} {pointer(self.first)}"
+        self.params["first"] = pointer(self.first)
         return super().at(*prefix)
 
 

@@ -9,8 +9,14 @@ led by the last trick's winner, the known stock card in no hand, the stock's siz
 drawn, each trick's winner and points and each cante's points as the rules make them. What
 follows from those facts (the turn, the trick's winner, the points, the events...) is worked out
 here as a replay works it out; :func:`arbiter.report.read_position_json` then holds those the
-JSON gives too to the engine's. Each fault is an error with its JSON pointer, all of them in one
+JSON gives too to the engine's. Each fault is an error with its JSON pointer and its
+:class:`~arbiter.engine.errors.FaultCode` (the params its message names), all of them in one
 :class:`ArbiterErrors`.
+
+An earlier trick may be given without its cards (``"plays": []``): who led and won it are then
+taken as given, and its points, or, when those are not known either, the seats' card points
+(``card_points``), checked against what is known: the known tricks, and the points of the
+cards seen nowhere. The hands and the stock follow from the number of tricks alone.
 """
 
 from __future__ import annotations
@@ -20,11 +26,23 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from arbiter.engine.cards import STRENGTH_OF_RANK, Card, Mask, parse_card, parse_suit
+from arbiter.engine.cards import (
+    POINTS,
+    STRENGTH_OF_RANK,
+    Card,
+    Mask,
+    cards_of,
+    format_card,
+    mask_points,
+    pack_mask,
+    parse_card,
+    parse_suit,
+)
 from arbiter.engine.errors import (
     ArbiterError,
     ArbiterErrors,
     CardCodeError,
+    FaultCode,
     LogError,
     Path,
     RepeatedError,
@@ -59,26 +77,30 @@ Plays = tuple[tuple[int, Card], ...]
 
 def _need(data: Mapping[str, Any], key: str, path: Path) -> Any:
     if key not in data:
-        raise LogError("missing", (*path, key))
+        raise LogError("missing", (*path, key), FaultCode.MISSING)
     return data[key]
 
 
 def _obj(raw: object, path: Path) -> Mapping[str, Any]:
     if not isinstance(raw, Mapping):
-        raise LogError("must be an object", path)
+        raise LogError("must be an object", path, FaultCode.NOT_OBJECT)
     return raw
 
 
 def _list(raw: object, path: Path, most: int, least: int = 0) -> list[Any]:
     if not isinstance(raw, list) or not least <= len(raw) <= most:
         size = f"{least} to {most}" if least != most else str(most)
-        raise LogError(f"must be a list of {size} items", path)
+        bounds = {"least": least, "most": most}
+        raise LogError(f"must be a list of {size} items", path, FaultCode.LIST_SIZE, bounds)
     return raw
 
 
 def _int(raw: object, path: Path, low: int, high: int) -> int:
     if not isinstance(raw, int) or isinstance(raw, bool) or not low <= raw <= high:
-        raise LogError(f"must be an integer from {low} to {high}", path)
+        bounds = {"low": low, "high": high}
+        raise LogError(
+            f"must be an integer from {low} to {high}", path, FaultCode.INT_RANGE, bounds
+        )
     return raw
 
 
@@ -152,7 +174,7 @@ def _decode(field: Field, raw: object, header: Header, path: Path, bounds: Bound
         enum = _ENUMS[field.type]
         values = [m.value for m in enum]
         if raw not in values:
-            raise LogError(f"must be {_one_of(values)}", path)
+            raise LogError(f"must be {_one_of(values)}", path, FaultCode.ONE_OF, {"values": values})
         return enum(raw)
     raise AssertionError(f"no reader for the codec {codec!r} of {field.name}")
 
@@ -170,7 +192,7 @@ def _read_fields(
         if f.json in data:
             values[f.name] = _decode(f, data[f.json], header, (*path, f.json), bounds)
         elif f.read == "need":
-            raise LogError("missing", (*path, f.json))
+            raise LogError("missing", (*path, f.json), FaultCode.MISSING)
         else:
             values[f.name] = _EMPTY[f.codec]
     return values
@@ -211,10 +233,11 @@ class _Reader:
         for f in record.fields:
             key = f.json
             if f.read == "check" and key is not None and key in raw and raw[key] != made[f.name]:
-                self.fault(f"must be {made[f.name]}", *path, key)
+                value = made[f.name]
+                self.fault(FaultCode.MUST_BE, f"must be {value}", *path, key, value=value)
 
-    def fault(self, message: str, *path: str | int) -> None:
-        self.faults.append(LogError(message, path))
+    def fault(self, code: FaultCode, message: str, *path: str | int, **params: Any) -> None:
+        self.faults.append(LogError(message, path, code, params))
 
     def records(self, key: str, most: int) -> list[tuple[Path, Mapping[str, Any]]]:
         """The objects of the list ``key`` (none when it is left out), each with its path."""
@@ -231,35 +254,80 @@ class _Reader:
     def check_order(self, leader: int, plays: Plays, path: Path) -> None:
         """The trick's plays go round the table from its leader."""
         for i, (seat, _) in enumerate(plays):
-            if seat != (leader + i) % self.players:
-                self.fault(f"seat {(leader + i) % self.players} plays here", *path, i, "seat")
+            due = (leader + i) % self.players
+            if seat != due:
+                self.fault(
+                    FaultCode.PLAY_SEAT, f"seat {due} plays here", *path, i, "seat", seat=due
+                )
 
     def tricks(self, trump: int, first_call: int) -> list[Trick]:
         """The tricks completed: each led by the last one's winner, its winner and points as
         the rules make them (in rulesets of calls, trump counts from the trick after the first
-        call)."""
+        call). A trick given with no plays is one whose cards are not known: its winner and
+        points (null: not known either) are taken as given."""
         header, n = self.header, self.players
         raw = _list(_need(self.data, "tricks", ()), ("tricks",), header.ruleset.tricks(n))
         tricks = []
         leader = mano(self.dealer, n)
         for i, item in enumerate(raw):
             path: Path = ("tricks", i)
-            t = self.fields(TRICK, item, path)
-            if t["leader"] != leader:
-                self.fault(f"the trick is led by seat {leader}", *path, "leader")
-            self.check_order(t["leader"], t["plays"], (*path, "plays"))
-            in_force = NO_TRUMP if i <= first_call else trump
-            points, _, winner, _ = trick_standing(t["plays"], in_force)
-            self.check(TRICK, item, path, winner=winner, points=points)
-            for j, (seat, _) in enumerate(t["draws"]):
-                if seat != (winner + j) % n:
-                    self.fault(f"seat {(winner + j) % n} draws here", *path, "draws", j, "seat")
-            tricks.append(Trick(**t, winner=winner, points=points))
-            leader = winner
+            if isinstance(item, Mapping) and item.get("plays") == []:
+                trick = self.unknown_trick(item, path)
+            else:
+                t = self.fields(TRICK, item, path)
+                self.check_order(t["leader"], t["plays"], (*path, "plays"))
+                in_force = NO_TRUMP if i <= first_call else trump
+                points, _, winner, _ = trick_standing(t["plays"], in_force)
+                self.check(TRICK, item, path, winner=winner, points=points)
+                trick = Trick(**t, winner=winner, points=points)
+            if trick.leader != leader:
+                self.fault(FaultCode.TRICK_LEADER, f"the trick is led by seat {leader}", *path,
+                           "leader", seat=leader)  # fmt: skip
+            self.check_draws(trick, i, path)
+            tricks.append(trick)
+            leader = trick.winner
         # the renuncios' tricks (the one on the table too) and the exchanges' (-1: before any)
         self.bounds["played"] = (0, len(tricks))
         self.bounds["after"] = (-1, len(tricks) - 1)
         return tricks
+
+    def unknown_trick(self, item: Mapping[str, Any], path: Path) -> Trick:
+        """A trick whose cards are not known: its leader, winner and points (-1: not known)
+        as given, its draws if given."""
+        n = self.players
+        leader = _int(_need(item, "leader", path), (*path, "leader"), 0, n - 1)
+        winner = _int(_need(item, "winner", path), (*path, "winner"), 0, n - 1)
+        given = _need(item, "points", path)
+        most = sum(sorted((POINTS[c] for c in cards_of(self.pack)), reverse=True)[:n])
+        points = -1 if given is None else _int(given, (*path, "points"), 0, most)
+        draws = _seat_cards(item.get("draws", []), self.header, (*path, "draws"), n)
+        return Trick(leader, (), winner, points, draws)
+
+    @property
+    def pack(self) -> Mask:
+        return pack_mask(self.header.ruleset.removed_rank[self.players])
+
+    def draws_after(self, trick: int) -> int:
+        """The cards drawn after trick ``trick`` (from 0): one a seat while the stock lasts."""
+        n = self.players
+        stock = self.header.ruleset.stock_size(n) if self.header.ruleset.stock else 0
+        return max(0, min(n, stock - n * trick))
+
+    def check_draws(self, trick: Trick, index: int, path: Path) -> None:
+        """The draws given (none: not known) are as many as the rules make, from the winner
+        round the table."""
+        if not trick.draws:
+            return
+        n, count = self.players, self.draws_after(index)
+        if len(trick.draws) != count:
+            self.fault(FaultCode.DRAW_COUNT, f"{count} cards are drawn after this trick", *path,
+                       "draws", count=count)  # fmt: skip
+            return
+        for j, (seat, _) in enumerate(trick.draws):
+            due = (trick.winner + j) % n
+            if seat != due:
+                self.fault(FaultCode.DRAW_SEAT, f"seat {due} draws here", *path, "draws", j,
+                           "seat", seat=due)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +344,7 @@ class _Facts:
     leader: int
     plays: Plays
     tricks: list[Trick]
+    card_points: tuple[int, ...]
     cantes: list[Cante]
     exchanges: list[Exchange]
     renuncios: list[Renuncio]
@@ -308,24 +377,30 @@ def _read(data: Mapping[str, Any], limits: Limits) -> _Facts:
     if ruleset.stock:
         stock_left = _int(_need(data, "stock_left", ()), ("stock_left",), 0, 40)
     elif data.get("stock_left", 0) != 0:
-        reader.fault(f"{ruleset.name} has no stock", "stock_left")
+        reader.fault(FaultCode.NO_STOCK, f"{ruleset.name} has no stock", "stock_left",
+                     ruleset=ruleset.name)  # fmt: skip
     cantes = _cantes(reader, trump)
     first_call = cantes[0].trick if cantes and ruleset.cantes == CanteStyle.IN_TRICK else -1
     _check_trump(reader, trump, turned, cantes)
     if data.get("exchanges") and not ruleset.exchange:
-        reader.fault(f"{ruleset.name} has no exchange", "exchanges")
+        reader.fault(FaultCode.NO_EXCHANGE, f"{ruleset.name} has no exchange", "exchanges",
+                     ruleset=ruleset.name)  # fmt: skip
     leader, plays = reader.trick_on_table()
     tricks = reader.tricks(trump, first_call)
     renuncios = _renuncios(reader, tricks, plays, trump, first_call)
+    in_stock = turned if stock_left else -1
+    card_points = _card_points(reader, hands, plays, tricks, in_stock, stock_left)
     facts = _Facts(
         header, deal_index, dealer, tuple(_mask(h) for h in hands), trump, turned, stock_left,
-        leader, plays, tricks, cantes, _exchanges(reader, tricks), renuncios,
+        leader, plays, tricks, card_points, cantes, _exchanges(reader, tricks), renuncios,
         _decisive(reader, renuncios), _standing(data, n),
     )  # fmt: skip
-    _check_cards(reader, hands, plays, tricks, turned if stock_left else -1)
+    _check_cards(reader, hands, plays, tricks, in_stock)
     _check_counts(reader, hands, plays, tricks, stock_left)
-    if leader != (tricks[-1].winner if tricks else mano(dealer, n)):
-        reader.fault("the last trick's winner (the mano before any) leads", "trick", "leader")
+    due = tricks[-1].winner if tricks else mano(dealer, n)
+    if leader != due:
+        reader.fault(FaultCode.TABLE_LEADER, "the last trick's winner (the mano before any) leads",
+                     "trick", "leader", seat=due)  # fmt: skip
     if reader.faults:
         raise ArbiterErrors(reader.faults) if len(reader.faults) > 1 else reader.faults[0]
     return facts
@@ -345,10 +420,9 @@ def _view_of(facts: _Facts) -> PositionView:
     ruleset, n = facts.header.ruleset, len(facts.header.players)
     tricks, cantes, plays, decisive = facts.tricks, facts.cantes, facts.plays, facts.decisive
     trick_no = len(tricks)
-    tricks_won, card_points, captured, cante_points = [0] * n, [0] * n, [0] * n, [0] * n
+    tricks_won, captured, cante_points = [0] * n, [0] * n, [0] * n
     for t in tricks:
         tricks_won[t.winner] += 1
-        card_points[t.winner] += t.points
         captured[t.winner] |= _mask([c for _, c in t.plays])
     sung = 0
     for c in cantes:
@@ -373,7 +447,7 @@ def _view_of(facts: _Facts) -> PositionView:
         trick=plays,
         trick_no=trick_no,
         tricks_won=tuple(tricks_won),
-        card_points=tuple(card_points),
+        card_points=facts.card_points,
         cante_points=tuple(cante_points),
         totals=(),
         cantes=tuple(cantes),
@@ -405,14 +479,16 @@ def _check_trump(reader: _Reader, trump: int, turned: Card, cantes: list[Cante])
     """Trump is the turned card's suit, or in the rulesets of calls the first call's (none
     before it, and no card turned)."""
     if reader.header.ruleset.trump_from == TrumpSource.CALL:
+        name = reader.header.ruleset.name
         if turned >= 0:
-            reader.fault(f"{reader.header.ruleset.name} turns no card", "turned")
+            reader.fault(FaultCode.NO_TURNED_CARD, f"{name} turns no card", "turned", ruleset=name)
         if trump != (cantes[0].suit if cantes else NO_TRUMP):
-            reader.fault("the first call makes trump (none before it)", "trump")
+            reader.fault(FaultCode.TRUMP_BY_CALL, "the first call makes trump (none before it)",
+                         "trump")  # fmt: skip
     elif turned < 0:
-        reader.fault("missing: the card that shows trump", "turned")
+        reader.fault(FaultCode.TURNED_MISSING, "missing: the card that shows trump", "turned")
     elif trump != turned // 10:
-        reader.fault("trump is the suit of the turned card", "trump")
+        reader.fault(FaultCode.TRUMP_OF_TURNED, "trump is the suit of the turned card", "trump")
 
 
 def _mask(cards: list[Card]) -> Mask:
@@ -443,15 +519,20 @@ def _exchanges(reader: _Reader, tricks: list[Trick]) -> list[Exchange]:
         given = reader.fields(EXCHANGE, e, path)
         seat, trick = given["seat"], given["trick"]
         if trick < 0 and header.options.exchange_requires_trick_won:
-            reader.fault("exchange_requires_trick_won: not before the first trick", *path,
+            reader.fault(FaultCode.EXCHANGE_BEFORE_TRICK,
+                         "exchange_requires_trick_won: not before the first trick", *path,
                          "trick")  # fmt: skip
         leading = tricks[trick].winner if trick >= 0 else mano(reader.dealer, reader.players)
         if seat != leading:
             when = "after that trick" if trick >= 0 else "first (the mano)"
-            reader.fault(f"seat {leading} leads {when}, not seat {seat}", *path, "trick")
-        drawn = sum(len(t.draws) for t in tricks[: trick + 1])
+            reader.fault(FaultCode.EXCHANGE_NOT_LEADER,
+                         f"seat {leading} leads {when}, not seat {seat}", *path, "trick",
+                         seat=leading, given=seat, first=trick < 0)  # fmt: skip
+        # the draws follow from the tricks' count, whether their cards are given or not
+        drawn = sum(reader.draws_after(k) for k in range(trick + 1))
         if header.ruleset.stock and drawn >= header.ruleset.stock_size(reader.players):
-            reader.fault("no stock was left after that trick", *path, "trick")
+            reader.fault(FaultCode.EXCHANGE_NO_STOCK, "no stock was left after that trick", *path,
+                         "trick")  # fmt: skip
         found.append(Exchange(**given))
     return found
 
@@ -466,8 +547,13 @@ def _renuncios(
         given = reader.fields(RENUNCIO, r, path)
         seat, card, trick = given["seat"], given["card"], given["trick"]
         in_trick = tricks[trick].plays if trick < len(tricks) else plays
+        if trick < len(tricks) and not in_trick:
+            # the suit led and the card winning when it was played are not known
+            unknown = "the cards of that trick are not known"
+            reader.fault(FaultCode.RENUNCIO_IN_UNKNOWN_TRICK, unknown, *path, "trick")
+            continue
         if (seat, card) not in in_trick:
-            reader.fault("not a play of that trick", *path, "card")
+            reader.fault(FaultCode.RENUNCIO_NOT_PLAYED, "not a play of that trick", *path, "card")
             continue
         in_force = NO_TRUMP if trick <= first_call else trump
         before = in_trick[: in_trick.index((seat, card))]
@@ -485,9 +571,10 @@ def _decisive(reader: _Reader, renuncios: list[Renuncio]) -> Decisive | None:
     decisive = Decisive(**reader.fields(DECISIVE, raw, ("decided",)))
     seat = decisive.seat
     if first is not None and first.event < decisive.event and decisive.kind is DecisiveKind.TUTE:
-        reader.fault("the first renuncio decided the deal", "decided")
+        reader.fault(FaultCode.DECIDED_BY_RENUNCIO, "the first renuncio decided the deal",
+                     "decided")  # fmt: skip
     elif decisive.kind is DecisiveKind.RENUNCIO and (first is None or first.seat != seat):
-        reader.fault("the deal's first renuncio decides it", "decided")
+        reader.fault(FaultCode.RENUNCIO_DECIDES, "the deal's first renuncio decides it", "decided")
     return decisive
 
 
@@ -511,11 +598,65 @@ def _check_cards(
         places.append((known, ("turned",)))
     for card, path in places:
         if removed is not None and card % 10 == STRENGTH_OF_RANK[removed]:
-            reader.fault("not a card of this pack", *path)
+            code = format_card(card, reader.header.notation)
+            reader.fault(FaultCode.CARD_NOT_IN_PACK, "not a card of this pack", *path, card=code)
         elif card in seen:
             reader.faults.append(RepeatedError("this card is already at", seen[card], path))
         else:
             seen[card] = path
+
+
+def _card_points(
+    reader: _Reader,
+    hands: list[list[Card]],
+    plays: Plays,
+    tricks: list[Trick],
+    in_stock: Card,
+    stock_left: int,
+) -> tuple[int, ...]:
+    """Each seat's card points: of its tricks when all their points are known, else as the
+    position gives them (``card_points``), checked against what is known: a seat's known
+    tricks, and the unseen cards the tricks of unknown cards were made of."""
+    n = reader.players
+    known, open_ = [0] * n, [False] * n
+    for t in tricks:
+        if t.points < 0:
+            open_[t.winner] = True
+        else:
+            known[t.winner] += t.points
+    points = tuple(known)
+    where: Path = ("tricks",)
+    if any(open_):
+        where = ("card_points",)
+        raw = _list(_need(reader.data, "card_points", ()), where, n, n)
+        points = tuple(_int(p, ("card_points", s), 0, 130) for s, p in enumerate(raw))
+        for seat, (given, least) in enumerate(zip(points, known, strict=True)):
+            if given < least:
+                reader.fault(FaultCode.POINTS_BELOW_KNOWN,
+                             f"seat {seat}'s known tricks alone have {least} points",
+                             "card_points", seat, seat=seat, points=least)  # fmt: skip
+            elif not open_[seat] and given != least:
+                reader.fault(FaultCode.POINTS_NOT_KNOWN_TRICKS,
+                             f"seat {seat} won no trick of unknown points: it has {least}",
+                             "card_points", seat, seat=seat, points=least)  # fmt: skip
+    if any(not t.plays for t in tricks):
+        seen = _mask([c for hand in hands for c in hand]) | _mask([c for _, c in plays])
+        seen |= _mask([c for t in tricks for _, c in t.plays])
+        if in_stock >= 0:
+            seen |= 1 << in_stock
+        unseen = mask_points(reader.pack & ~seen)
+        # the points of the tricks of unknown cards: all but those of the known tricks
+        hidden = sum(points) - sum(t.points for t in tricks if t.plays)
+        if hidden > unseen:
+            reader.fault(FaultCode.UNKNOWN_POINTS_TOO_MANY,
+                         f"the tricks of unknown cards hold at most {unseen} points", *where,
+                         most=unseen)  # fmt: skip
+        elif stock_left == 0 and hidden != unseen:
+            # no card is left in the stock: every card seen nowhere is in those tricks
+            reader.fault(FaultCode.UNKNOWN_POINTS_NOT_ALL,
+                         f"the tricks of unknown cards hold {unseen} points (every unseen card)",
+                         *where, points=unseen)  # fmt: skip
+    return points
 
 
 def _check_counts(
@@ -525,23 +666,26 @@ def _check_counts(
     not dealt less the cards drawn."""
     ruleset, n = reader.header.ruleset, reader.players
     dealt = ruleset.hand_size[n]
-    held = [dealt] * n
+    # every seat plays once a trick and, while the stock lasts, draws once after it, the
+    # winner first: the counts follow from the tricks' number, known or not
+    held = [dealt - len(tricks)] * n
     drawn = 0
-    for t in tricks:
-        for seat, _ in t.plays:
-            held[seat] -= 1
-        for seat, _ in t.draws:
-            held[seat] += 1
-            drawn += 1
+    for i, t in enumerate(tricks):
+        count = reader.draws_after(i)
+        for j in range(count):
+            held[(t.winner + j) % n] += 1
+        drawn += count
     for seat, _ in plays:
         held[seat] -= 1
     for seat, hand in enumerate(hands):
         if len(hand) != held[seat]:
-            reader.fault(f"seat {seat} holds {held[seat]} cards at this point", "hands", seat)
+            reader.fault(FaultCode.HAND_SIZE, f"seat {seat} holds {held[seat]} cards at this point",
+                         "hands", seat, seat=seat, count=held[seat])  # fmt: skip
     if ruleset.stock:
-        stock = ruleset.stock_size(n)
-        if stock_left != stock - drawn:
-            reader.fault(f"{stock - drawn} cards are left after the draws", "stock_left")
+        left = ruleset.stock_size(n) - drawn
+        if stock_left != left:
+            reader.fault(FaultCode.STOCK_SIZE, f"{left} cards are left after the draws",
+                         "stock_left", count=left)  # fmt: skip
 
 
 def _standing(data: Mapping[str, Any], players: int) -> MatchStanding:
@@ -558,7 +702,7 @@ def _standing(data: Mapping[str, Any], players: int) -> MatchStanding:
             counts[k].append(_int(r.get(key, 0), path, 0, 1_000_000))
     over = match.get("over", False)
     if not isinstance(over, bool):
-        raise LogError("must be true or false", ("match", "over"))
+        raise LogError("must be true or false", ("match", "over"), FaultCode.BOOLEAN)
     seats: list[list[int]] = []
     for key in ("winners", "losers"):
         raw = _list(match.get(key, []), ("match", key), players)

@@ -297,26 +297,12 @@ class _Reader:
             # names let the compiled build use dict, str and int operations, not generic calls.
             if type(raw) is dict and len(raw) == 3:
                 event: dict[object, object] = raw
-                seat_field: object = None
-                code: object = None
-                kind: object = None
-                if by_characters:
-                    # Compiled: one walk over the three entries, keys matched by identity, costs
-                    # less than three lookups (each hashes and probes); a key that is not the
-                    # log's own object leaves its field None, and the lookups below find it.
-                    for key, value in event.items():
-                        if key is seat_key:
-                            seat_field = value
-                        elif key is card_key:
-                            code = value
-                        elif key is type_key:
-                            kind = value
-                if seat_field is None or code is None or kind is None:
-                    seat_field, code, kind = (
-                        event.get(seat_key),
-                        event.get(card_key),
-                        event.get(type_key),
-                    )
+                # Three lookups by the log's own key objects (their hashes cached): cheaper than
+                # one walk over the entries (measured under callgrind, compiled: 7.6K
+                # instructions less a tute-4p deal read from orjson's text).
+                seat_field = event.get(seat_key)
+                code = event.get(card_key)
+                kind = event.get(type_key)
                 if type(seat_field) is int and type(code) is str:
                     seat: int = seat_field
                     # -2: not a play; -1: no card code the table knows (the slow path reports)

@@ -267,7 +267,44 @@ def _stock_of(view: PositionView) -> list[Card]:
     for card in known:
         seen |= 1 << card
     pack = pack_mask(header.ruleset.removed_rank[len(header.players)])
-    return cards_of(pack & ~seen)[:unknown_count] + list(known)
+    unseen = cards_of(pack & ~seen)
+    hidden = _hidden_points(view)
+    if hidden is not None:
+        # tricks of unknown cards hold some of the unseen cards: the stock is made of the
+        # others, so that the points left to those tricks are the points they were given
+        stock = _cards_holding(unseen, unknown_count, mask_points(pack & ~seen) - hidden)
+        if stock is not None:
+            return stock + list(known)
+    return unseen[:unknown_count] + list(known)
+
+
+def _hidden_points(view: PositionView) -> int | None:
+    """The card points of the tricks whose cards are not known (None: there are none)."""
+    tricks = view.tricks
+    if tricks is None or all(t.plays for t in tricks):
+        return None
+    return sum(view.card_points) - sum(t.points for t in tricks if t.plays)
+
+
+def _cards_holding(cards: list[Card], count: int, points: int) -> list[Card] | None:
+    """``count`` of ``cards`` (lowest first) worth ``points`` together, the lowest of each
+    value first; None when no such cards are there."""
+    by_value: dict[int, list[Card]] = {}
+    for card in cards:
+        by_value.setdefault(mask_points(1 << card), []).append(card)
+    # how many of each value, by (cards taken, points), over the values one after the other
+    ways: dict[tuple[int, int], tuple[int, ...]] = {(0, 0): ()}
+    for value, group in by_value.items():
+        grown: dict[tuple[int, int], tuple[int, ...]] = {}
+        for (taken, worth), counts in ways.items():
+            for k in range(min(len(group), count - taken) + 1):
+                grown.setdefault((taken + k, worth + k * value), (*counts, k))
+        ways = grown
+    found = ways.get((count, points))
+    if found is None:
+        return None
+    chosen = [c for k, group in zip(found, by_value.values(), strict=True) for c in group[:k]]
+    return sorted(chosen)
 
 
 def _deal_of(header: Header, setup: DealSetup) -> DealState:
@@ -410,7 +447,7 @@ class PositionView(Record):
         self.trick_no = trick_no
         #: Tricks won by each seat.
         self.tricks_won = tricks_won
-        #: Card points of each seat's tricks.
+        #: Card points of each seat's tricks (given, if a trick's are not known).
         self.card_points = card_points
         #: Points of each seat's cantes or calls.
         self.cante_points = cante_points
@@ -454,7 +491,7 @@ class PositionView(Record):
         self.decisive = decisive
         #: The tricks completed, with the cards drawn after each (None: not known).
         self.tricks = tricks
-        #: The cards of each seat's tricks (None: not known).
+        #: The cards of each seat's tricks whose cards are known (None: not known).
         self.captured = captured
         #: The exchanges made.
         self.exchanges = exchanges

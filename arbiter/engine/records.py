@@ -74,11 +74,11 @@ class Trick(Record):
     ) -> None:
         #: The seat that led it.
         self.leader = leader
-        #: (seat, card) in the order they were played.
+        #: (seat, card) in the order they were played (none: not known, in a position given so).
         self.plays = plays
         #: The seat that won it; null while in play.
         self.winner = winner
-        #: Its card points; null while in play.
+        #: Its card points; null while in play, or not known.
         self.points = points
         #: (seat, card) drawn from the stock after it, in order.
         self.draws = draws

@@ -12,11 +12,12 @@ The *mano* is the seat after the dealer; it leads the first trick.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, final
+from typing import Any, cast, final
 
 from arbiter.engine.cards import (
     READ_BY_CHARACTERS,
     Card,
+    Mask,
     Notation,
     card_codes,
     card_suit,
@@ -146,6 +147,27 @@ class _PackCounter:
                     return cards
         return self._explain()
 
+    def take_hand(self, codes: object, path: tuple[str | int, ...]) -> Mask:
+        """:meth:`take_list` of a hand, as its mask: the compiled fast path makes no list of
+        cards (measured under callgrind: see the commit that added it)."""
+        if READ_BY_CHARACTERS and type(codes) is list:
+            pack, seen, reader = self.pack, self.seen, self.reader
+            hand = 0
+            for code in codes:
+                card = reader.card(code) if type(code) is str else -1
+                if card < 0 or not pack >> card & 1 or seen >> card & 1:
+                    break
+                seen |= 1 << card
+                hand |= 1 << card
+            else:
+                self.taken.append((codes, path))
+                self.seen = seen
+                return hand
+        hand = 0
+        for card in self.take_list(codes, path):
+            hand |= 1 << card
+        return hand
+
     def _explain(self) -> list[Card]:
         """The slow path: every list again with exact errors (or lower-case codes accepted)."""
         self.seen = 0
@@ -233,15 +255,12 @@ def _from_hands(
     size = ruleset.hand_size[players]
     hands = []
     for seat, raw in enumerate(raw_hands):
-        cards = counter.take_list(raw, ("hands", seat))
-        if len(cards) != size:
+        mask = counter.take_hand(raw, ("hands", seat))
+        held = len(cast(list[object], raw))  # a list of as many cards, or take_hand raised
+        if held != size:
             raise SetupError(
-                f"seat {seat} holds {len(cards)} cards; {ruleset.name} deals {size}",
-                ("hands", seat),
+                f"seat {seat} holds {held} cards; {ruleset.name} deals {size}", ("hands", seat)
             )
-        mask = 0
-        for card in cards:
-            mask |= 1 << card
         hands.append(mask)
 
     stock: tuple[Card, ...] = ()

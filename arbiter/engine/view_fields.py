@@ -91,10 +91,10 @@ CODECS: Final[dict[str, str]] = {
     "card": "codes[{v}]",
     "suit": "suits[{v}]",
     "cards": "[codes[c] for c in display_order({v})]",
-    # in the writer, not a call: ``[{"seat", "card"}, ...]``, copies of the notation's dicts
-    # (``table``, arbiter/report.py's ``_SEAT_CARDS``); the pairs a tuple (``Plays``), which the
-    # compiled loop indexes and unpacks without an iterator
-    "plays": "[table[s * PACK_SIZE + c].copy() for s, c in {v}]",
+    # in the writer, not a call: ``[{"seat", "card"}, ...]``, the notation's read-only dicts
+    # (``table``, arbiter/report.py's ``_SEAT_CARDS``) shared by every answer; the pairs a tuple
+    # (``Plays``), which the compiled loop indexes and unpacks without an iterator
+    "plays": "[table[s * PACK_SIZE + c] for s, c in {v}]",
     "enum": "_text({v})",
     "const": "{v}",
     "kind": "EVENT_TYPES[{v}]",
@@ -131,7 +131,7 @@ VIEW_FIELDS: Final[tuple[ViewField, ...]] = (
     ViewField("trick_no", "int", None, "-", "Tricks completed so far."),
     ViewField("tricks_won", "tuple[int, ...]", "tricks_won", "ints", "Tricks won by each seat."),
     ViewField("card_points", "tuple[int, ...]", "card_points", "ints",
-              "Card points of each seat's tricks."),
+              "Card points of each seat's tricks (given, if a trick's are not known)."),
     ViewField("cante_points", "tuple[int, ...]", "cante_points", "ints",
               "Points of each seat's cantes or calls."),
     ViewField("totals", "tuple[int, ...]", "totals", "ints",
@@ -167,7 +167,7 @@ VIEW_FIELDS: Final[tuple[ViewField, ...]] = (
     ViewField("tricks", "tuple[Trick, ...] | None", None, "-",
               "The tricks completed, with the cards drawn after each (None: not known)."),
     ViewField("captured", "tuple[Mask, ...] | None", None, "-",
-              "The cards of each seat's tricks (None: not known)."),
+              "The cards of each seat's tricks whose cards are known (None: not known)."),
     ViewField("exchanges", "tuple[Exchange, ...]", None, "-", "The exchanges made."),
     ViewField("renuncios", "tuple[Renuncio, ...]", None, "-", "The renuncios made."),
 )  # fmt: skip
@@ -178,12 +178,13 @@ TRICK = RecordTable(
     (
         Field("leader", "int", "leader", "value", "The seat that led it.", read="need",
               bound="seat"),
-        Field("plays", "Plays", "plays", "plays", "(seat, card) in the order they were played.",
-              read="need", bound="trick"),
+        Field("plays", "Plays", "plays", "plays",
+              "(seat, card) in the order they were played (none: not known, in a position "
+              "given so).", read="need", bound="trick"),
         Field("winner", "int", "winner", "seat?", "The seat that won it; null while in play.",
               nullable=True, read="check"),
-        Field("points", "int", "points", "int?", "Its card points; null while in play.",
-              nullable=True, read="check"),
+        Field("points", "int", "points", "int?",
+              "Its card points; null while in play, or not known.", nullable=True, read="check"),
         Field("draws", "Plays", "draws", "plays",
               "(seat, card) drawn from the stock after it, in order.", read="may",
               bound="draws"),
@@ -442,7 +443,7 @@ STEP_TRICK = RecordTable(
               "The seat and card winning the trick so far; null before its first play.",
               nullable=True,
               source="None if view.win_seat < 0 else "
-                     "table[view.win_seat * PACK_SIZE + view.win_card].copy()"),
+                     "table[view.win_seat * PACK_SIZE + view.win_card]"),
     ),
     "_step_trick",
     "StepTrickSchema",

@@ -238,8 +238,8 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.position.heading": "From the disputed trick",
         "page.position.hint": (
-            "Give the hands as they are now and the trick on the table; the referee needs the "
-            "tricks already played too (the cards of each, in the order they were played)."
+            "Give the hands as they are now and the trick on the table, and what you know of "
+            "the tricks already played: their cards, or only who won each and the points."
         ),
         "page.position.tricks": "Tricks already played",
         "page.position.led": "Trick {number} was led by",
@@ -256,20 +256,6 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "place:"
         ),
         "page.position.place_form": "the table",
-        "page.position.fault.hand_size": "{name} must hold {count} cards at this point.",
-        "page.position.fault.twice": "{card} is already in {place}: a card is given only once.",
-        "page.position.fault.not_in_pack": "{card} is not in this ruleset's pack.",
-        "page.position.fault.plays_here": "{name} plays here: the cards go round the table.",
-        "page.position.fault.led_by": (
-            "{name} leads this trick: the winner of the trick before (the mano before any)."
-        ),
-        "page.position.fault.leader": (
-            "The trick on the table is led by the winner of the last trick (the mano before any)."
-        ),
-        "page.position.fault.stock_left": "{count} cards are left in the stock after the draws.",
-        "page.position.fault.shown_missing": "The card that shows trump is missing.",
-        "page.position.fault.trump": "Trump is the suit of the card that shows it.",
-        "page.position.fault.no_shown": "In this ruleset no card shows trump: take it out.",
         "page.position.fault.other": "The referee refuses this part of the position.",
         "page.position.play_heading": "{ruleset} — from the disputed trick",
         "page.position.edit": "Correct the position",
@@ -740,8 +726,8 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
         ),
         "page.position.heading": "Empezar desde una baza",
         "page.position.hint": (
-            "Da las manos como están ahora y la baza en la mesa; el árbitro necesita también "
-            "las bazas ya jugadas (las cartas de cada una, en el orden en que se jugaron)."
+            "Da las manos como están ahora y la baza en la mesa, y lo que sepas de las bazas ya "
+            "jugadas: sus cartas, o solo quién ganó cada una y los puntos."
         ),
         "page.position.tricks": "Bazas ya jugadas",
         "page.position.led": "Salió a la baza {number}",
@@ -758,22 +744,6 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
             "junto a cada sitio:"
         ),
         "page.position.place_form": "la mesa",
-        "page.position.fault.hand_size": "{name} debe tener {count} cartas en este momento.",
-        "page.position.fault.twice": "{card} ya está en {place}: cada carta se da una sola vez.",
-        "page.position.fault.not_in_pack": "{card} no es de la baraja de esta modalidad.",
-        "page.position.fault.plays_here": "Aquí juega {name}: las cartas van por turno.",
-        "page.position.fault.led_by": (
-            "Sale {name} a esta baza: quien ganó la anterior (la mano, antes de ninguna)."
-        ),
-        "page.position.fault.leader": (
-            "Sale a la baza en la mesa quien ganó la última (la mano, antes de ninguna)."
-        ),
-        "page.position.fault.stock_left": "Quedan {count} cartas en el monte tras los robos.",
-        "page.position.fault.shown_missing": "Falta la carta que marca el triunfo.",
-        "page.position.fault.trump": "El triunfo es el palo de la carta que lo marca.",
-        "page.position.fault.no_shown": (
-            "En esta modalidad ninguna carta marca el triunfo: quítala."
-        ),
         "page.position.fault.other": "El árbitro no acepta esta parte de la posición.",
         "page.position.play_heading": "{ruleset} — desde la baza disputada",
         "page.position.edit": "Corregir la posición",
@@ -1037,11 +1007,240 @@ _OWN: Final[dict[Lang, dict[str, str]]] = {
 }
 
 
+# The position start's questions on the tricks already played, what its ruling cannot know of
+# them, and the referee's faults in a position, one sentence per fault code of the API
+# (``errors[].code``, docs/api.md) with its ``params`` as fields: the page words a fault from its
+# code, never from the English message. Kept apart from the page's other words.
+_POSITION: Final[dict[Lang, dict[str, str]]] = {
+    "en": {
+        "page.position.known": "What is known of the tricks already played",
+        "page.position.known.cards": "their cards, in the order played",
+        "page.position.known.points": "only who won each, and the points so far",
+        "page.position.won": "Trick {number} was won by",
+        "page.position.points": "Card points so far",
+        "page.position.points_hint": (
+            "The points of the cards in the tricks each player has won (cantes not counted): "
+            "0 for a player who won none."
+        ),
+        "page.position.points_hint_pairs": (
+            "In pairs the points are counted by side. If you know only a side's total, enter it "
+            "on one player of that side who won a trick, and 0 on the partner: the referee adds "
+            "them up by side, and a split is never needed."
+        ),
+        "page.position.points_of": "Points of {name}",
+        "page.position.unknown.cards.one": (
+            "The cards of trick 1: only who won it and the card points were given. These "
+            "{cards} cards are not seen here: who played which, and in which trick, is not known."
+        ),
+        "page.position.unknown.cards.other": (
+            "The cards of tricks 1 to {tricks}: only who won each and the card points were "
+            "given. These {cards} cards are not seen here: who played which, and in which "
+            "trick, is not known."
+        ),
+        "page.position.unknown.cards_stock.one": (
+            "The cards of trick 1: only who won it and the card points were given. These "
+            "{cards} cards are not seen here: each was played in it or is still in the stock."
+        ),
+        "page.position.unknown.cards_stock.other": (
+            "The cards of tricks 1 to {tricks}: only who won each and the card points were "
+            "given. These {cards} cards are not seen here: each was played in one of them or is "
+            "still in the stock."
+        ),
+        "page.position.unknown.points": "The card points given: {points}.",
+        "page.position.unknown.points_given": (
+            "The score of the deal: the card points given, and those of the tricks played from "
+            "here."
+        ),
+        "page.position.after_renuncio": (
+            "A renuncio: the referee rules it here, and play goes on to the end of the deal."
+        ),
+        "page.position.tricks_played": "The tricks played from here",
+        "page.position.trick_line": "Trick {number} — won by {name}",
+        "page.position.outcome": "How the deal ended: {line}.",
+        "page.position.decided": "{name} renounced in trick {trick} — {failed}; {consequence}.",
+        "page.position.fault.missing": "Something the referee needs is missing here.",
+        "page.position.fault.list_size": "It must hold from {least} to {most} entries.",
+        "page.position.fault.list_size_exact": "It must hold {most} entries.",
+        "page.position.fault.int_range": "It must be a whole number from {low} to {high}.",
+        "page.position.fault.card_code": "“{code}” is not the name of a card of this pack.",
+        "page.position.fault.boolean": "It must be yes or no.",
+        "page.position.fault.must_be": "It must be {value}: the cards make it so.",
+        "page.position.fault.does_not_follow": "It does not follow from the rest of the position.",
+        "page.position.fault.play_seat": "{name} plays here: the cards go round the table.",
+        "page.position.fault.draw_seat": (
+            "{name} draws here: the winner of the trick draws first, then round the table."
+        ),
+        "page.position.fault.draw_count": "{count} cards are drawn after this trick.",
+        "page.position.fault.trick_leader": (
+            "{name} leads this trick: the winner of the trick before (the mano before any)."
+        ),
+        "page.position.fault.table_leader": (
+            "The trick on the table is led by the winner of the last trick (the mano before any)."
+        ),
+        "page.position.fault.no_stock": "{ruleset} has no stock: its size is not asked.",
+        "page.position.fault.no_exchange": "{ruleset} has no exchange of the seven.",
+        "page.position.fault.no_turned_card": "In {ruleset} no card shows trump: take it out.",
+        "page.position.fault.trump_by_call": "The first call makes trump: there is none before it.",
+        "page.position.fault.turned_missing": "The card that shows trump is missing.",
+        "page.position.fault.trump_of_turned": "Trump is the suit of the card that shows it.",
+        "page.position.fault.exchange_before_trick": (
+            "No exchange of the seven before a trick is won."
+        ),
+        "page.position.fault.exchange_not_leader": (
+            "{name} leads there, not {given}: only the player who leads may exchange."
+        ),
+        "page.position.fault.exchange_no_stock": (
+            "No stock was left after that trick: no exchange then."
+        ),
+        "page.position.fault.renuncio_not_played": "That card was not played in that trick.",
+        "page.position.fault.renuncio_in_unknown_trick": (
+            "A renuncio needs the cards of its trick: give them, or leave the renuncio out."
+        ),
+        "page.position.fault.decided_by_renuncio": "The deal's first renuncio decided it.",
+        "page.position.fault.renuncio_decides": "The deal's first renuncio decides it.",
+        "page.position.fault.card_not_in_pack": "{card} is not in this ruleset's pack.",
+        "page.position.fault.repeated": (
+            "{card} is already in {place}: a card is given only once."
+        ),
+        "page.position.fault.hand_size": "{name} must hold {count} cards at this point.",
+        "page.position.fault.stock_size": "{count} cards are left in the stock after the draws.",
+        "page.position.fault.points_below_known": (
+            "{name} has at least {points} points: those of the tricks known."
+        ),
+        "page.position.fault.points_not_known_tricks": (
+            "{name} won none of the tricks before: {points} points, no more."
+        ),
+        "page.position.fault.unknown_points_too_many": (
+            "The tricks before hold at most {most} points: the cards not seen here are worth no "
+            "more."
+        ),
+        "page.position.fault.unknown_points_not_all": (
+            "The tricks before hold {points} points: with the stock used up, every card not seen "
+            "here was won in them."
+        ),
+    },
+    "es": {
+        "page.position.known": "Lo que se sabe de las bazas ya jugadas",
+        "page.position.known.cards": "sus cartas, en el orden en que se jugaron",
+        "page.position.known.points": "solo quién ganó cada una, y los puntos hasta ahora",
+        "page.position.won": "Ganó la baza {number}",
+        "page.position.points": "Puntos de las bazas ganadas hasta ahora",
+        "page.position.points_hint": (
+            "Los puntos de las cartas de las bazas que ha ganado cada jugador (sin los cantes): "
+            "0 a quien no ganó ninguna."
+        ),
+        "page.position.points_hint_pairs": (
+            "En parejas los puntos se cuentan por pareja. Si solo sabes el total de una pareja, "
+            "ponlo en un jugador de esa pareja que haya ganado alguna baza, y 0 a su compañero: "
+            "el árbitro los suma por pareja, y no hace falta repartirlos."
+        ),
+        "page.position.points_of": "Puntos de {name}",
+        "page.position.unknown.cards.one": (
+            "Las cartas de la baza 1: solo se dio quién la ganó y los puntos. Estas {cards} "
+            "cartas no se ven aquí: no se sabe quién jugó cada una ni en qué baza."
+        ),
+        "page.position.unknown.cards.other": (
+            "Las cartas de las bazas 1 a {tricks}: solo se dio quién ganó cada una y los puntos. "
+            "Estas {cards} cartas no se ven aquí: no se sabe quién jugó cada una ni en qué baza."
+        ),
+        "page.position.unknown.cards_stock.one": (
+            "Las cartas de la baza 1: solo se dio quién la ganó y los puntos. Estas {cards} "
+            "cartas no se ven aquí: cada una se jugó en ella o sigue en el monte."
+        ),
+        "page.position.unknown.cards_stock.other": (
+            "Las cartas de las bazas 1 a {tricks}: solo se dio quién ganó cada una y los puntos. "
+            "Estas {cards} cartas no se ven aquí: cada una se jugó en alguna de ellas o sigue en "
+            "el monte."
+        ),
+        "page.position.unknown.points": "Los puntos de cartas dados: {points}.",
+        "page.position.unknown.points_given": (
+            "La puntuación de la mano: los puntos de cartas dados, y los de las bazas jugadas "
+            "desde aquí."
+        ),
+        "page.position.after_renuncio": (
+            "Un renuncio: el árbitro lo señala aquí, y el juego sigue hasta el final de la mano."
+        ),
+        "page.position.tricks_played": "Las bazas jugadas desde aquí",
+        "page.position.trick_line": "Baza {number} — la gana {name}",
+        "page.position.outcome": "Cómo acabó la mano: {line}.",
+        "page.position.decided": "{name} renunció en la baza {trick} — {failed}; {consequence}.",
+        "page.position.fault.missing": "Aquí falta algo que el árbitro necesita.",
+        "page.position.fault.list_size": "Debe tener de {least} a {most} elementos.",
+        "page.position.fault.list_size_exact": "Debe tener {most} elementos.",
+        "page.position.fault.int_range": "Debe ser un número entero de {low} a {high}.",
+        "page.position.fault.card_code": "«{code}» no es el nombre de una carta de esta baraja.",
+        "page.position.fault.boolean": "Debe ser sí o no.",
+        "page.position.fault.must_be": "Debe ser {value}: así lo dan las cartas.",
+        "page.position.fault.does_not_follow": "No se sigue del resto de la posición.",
+        "page.position.fault.play_seat": "Aquí juega {name}: las cartas van por turno.",
+        "page.position.fault.draw_seat": (
+            "Aquí roba {name}: roba primero quien ganó la baza, y luego por turno."
+        ),
+        "page.position.fault.draw_count": "Tras esta baza se roban {count} cartas.",
+        "page.position.fault.trick_leader": (
+            "Sale {name} a esta baza: quien ganó la anterior (la mano, antes de ninguna)."
+        ),
+        "page.position.fault.table_leader": (
+            "Sale a la baza en la mesa quien ganó la última (la mano, antes de ninguna)."
+        ),
+        "page.position.fault.no_stock": "{ruleset} no tiene monte: no se pregunta su tamaño.",
+        "page.position.fault.no_exchange": "{ruleset} no tiene cambio del siete.",
+        "page.position.fault.no_turned_card": (
+            "En {ruleset} ninguna carta marca el triunfo: quítala."
+        ),
+        "page.position.fault.trump_by_call": (
+            "El primer cante hace el triunfo: antes de él no hay ninguno."
+        ),
+        "page.position.fault.turned_missing": "Falta la carta que marca el triunfo.",
+        "page.position.fault.trump_of_turned": "El triunfo es el palo de la carta que lo marca.",
+        "page.position.fault.exchange_before_trick": (
+            "No se cambia el siete antes de ganar una baza."
+        ),
+        "page.position.fault.exchange_not_leader": (
+            "Ahí sale {name}, no {given}: solo puede cambiar quien sale."
+        ),
+        "page.position.fault.exchange_no_stock": (
+            "Tras esa baza ya no quedaba monte: entonces no se cambia."
+        ),
+        "page.position.fault.renuncio_not_played": "Esa carta no se jugó en esa baza.",
+        "page.position.fault.renuncio_in_unknown_trick": (
+            "Un renuncio necesita las cartas de su baza: dalas, o quita el renuncio."
+        ),
+        "page.position.fault.decided_by_renuncio": "El primer renuncio de la mano ya la decidió.",
+        "page.position.fault.renuncio_decides": "El primer renuncio de la mano la decide.",
+        "page.position.fault.card_not_in_pack": "{card} no es de la baraja de esta modalidad.",
+        "page.position.fault.repeated": (
+            "{card} ya está en {place}: cada carta se da una sola vez."
+        ),
+        "page.position.fault.hand_size": "{name} debe tener {count} cartas en este momento.",
+        "page.position.fault.stock_size": "Quedan {count} cartas en el monte tras los robos.",
+        "page.position.fault.points_below_known": (
+            "{name} tiene al menos {points} puntos: los de las bazas conocidas."
+        ),
+        "page.position.fault.points_not_known_tricks": (
+            "{name} no ganó ninguna de las bazas anteriores: {points} puntos, ni uno más."
+        ),
+        "page.position.fault.unknown_points_too_many": (
+            "Las bazas anteriores suman como mucho {most} puntos: las cartas que no se ven aquí "
+            "no valen más."
+        ),
+        "page.position.fault.unknown_points_not_all": (
+            "Las bazas anteriores suman {points} puntos: acabado el monte, todas las cartas que "
+            "no se ven aquí se ganaron en ellas."
+        ),
+    },
+}
+
+
 def _with_titles(lang: Lang) -> dict[str, str]:
     """The page's own words and the rulesets' titles, which its script reads as
     ``ruleset.<name>``."""
     titles = {k: v for k, v in referee.WORDS[lang].items() if k.startswith("ruleset.")}
-    return {**_OWN[lang], **{f"page.{key}": title for key, title in titles.items()}}
+    return {
+        **_OWN[lang],
+        **_POSITION[lang],
+        **{f"page.{key}": title for key, title in titles.items()},
+    }
 
 
 WORDS: Final[dict[Lang, dict[str, str]]] = {lang: _with_titles(lang) for lang in LANGS}

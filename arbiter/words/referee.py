@@ -101,6 +101,49 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "ruleset.tute-4p": "Tute (four players in pairs)",
         "ruleset.tute-cabron": "Tute cabrón (pierde en medio)",
         "ruleset.tute-gana-pierde": "Tute gana-pierde",
+        # input faults (a position given), by their code (arbiter.engine.errors.FaultCode)
+        "fault.missing": "missing",
+        "fault.not_object": "must be an object",
+        "fault.list_size": "must be a list of {least} to {most} items",
+        "fault.list_size_exact": "must be a list of {most} items",
+        "fault.int_range": "must be an integer from {low} to {high}",
+        "fault.card_code": "{code} is not a {notation} {what} code",
+        "fault.one_of": "must be {values}",
+        "fault.boolean": "must be true or false",
+        "fault.must_be": "must be {value}",
+        "fault.does_not_follow": "does not follow from the position: {value}",
+        "fault.play_seat": "seat {seat} plays here",
+        "fault.draw_seat": "seat {seat} draws here",
+        "fault.draw_count": "{count} cards are drawn after this trick",
+        "fault.trick_leader": "the trick is led by seat {seat}",
+        "fault.table_leader": "the last trick's winner (the mano before any) leads",
+        "fault.no_stock": "{ruleset} has no stock",
+        "fault.no_exchange": "{ruleset} has no exchange",
+        "fault.no_turned_card": "{ruleset} turns no card",
+        "fault.trump_by_call": "the first call makes trump (none before it)",
+        "fault.turned_missing": "missing: the card that shows trump",
+        "fault.trump_of_turned": "trump is the suit of the turned card",
+        "fault.exchange_before_trick": "exchange_requires_trick_won: not before the first trick",
+        "fault.exchange_not_leader": "seat {seat} leads after that trick, not seat {given}",
+        "fault.exchange_not_leader_first": "seat {seat} leads first (the mano), not seat {given}",
+        "fault.exchange_no_stock": "no stock was left after that trick",
+        "fault.renuncio_not_played": "not a play of that trick",
+        "fault.renuncio_in_unknown_trick": "the cards of that trick are not known",
+        "fault.decided_by_renuncio": "the first renuncio decided the deal",
+        "fault.renuncio_decides": "the deal's first renuncio decides it",
+        "fault.card_not_in_pack": "not a card of this pack",
+        "fault.repeated": "this card is already at {first}",
+        "fault.hand_size": "seat {seat} holds {count} cards at this point",
+        "fault.stock_size": "{count} cards are left after the draws",
+        "fault.points_below_known": "seat {seat}'s known tricks alone have {points} points",
+        "fault.points_not_known_tricks": (
+            "seat {seat} won no trick of unknown points: it has {points}"
+        ),
+        "fault.unknown_points_too_many": "the tricks of unknown cards hold at most {most} points",
+        "fault.unknown_points_not_all": (
+            "the tricks of unknown cards hold {points} points (every unseen card)"
+        ),
+        "fault.deal_with_position": "deal goes with a state_id, not with a position",
     },
     "es": {
         "renuncio.asistir": (
@@ -166,5 +209,54 @@ WORDS: Final[dict[Lang, dict[str, str]]] = {
         "ruleset.tute-4p": "Tute por parejas, a cuatro",
         "ruleset.tute-cabron": "Tute cabrón (pierde en medio)",
         "ruleset.tute-gana-pierde": "Tute gana-pierde",
+        # input faults (a position given), by their code (arbiter.engine.errors.FaultCode)
+        "fault.missing": "falta",
+        "fault.not_object": "debe ser un objeto",
+        "fault.list_size": "debe ser una lista de {least} a {most} elementos",
+        "fault.list_size_exact": "debe ser una lista de {most} elementos",
+        "fault.int_range": "debe ser un entero de {low} a {high}",
+        "fault.card_code": "{code} no es un código de {what} de la notación {notation}",
+        "fault.one_of": "debe ser {values}",
+        "fault.boolean": "debe ser true o false",
+        "fault.must_be": "debe ser {value}",
+        "fault.does_not_follow": "no se deduce de la posición: {value}",
+        "fault.play_seat": "aquí juega el asiento {seat}",
+        "fault.draw_seat": "aquí roba el asiento {seat}",
+        "fault.draw_count": "tras esta baza se roban {count} cartas",
+        "fault.trick_leader": "sale a esta baza el asiento {seat}",
+        "fault.table_leader": "sale quien ganó la última baza (la mano, antes de ninguna)",
+        "fault.no_stock": "{ruleset} no tiene monte",
+        "fault.no_exchange": "{ruleset} no tiene cambio del siete",
+        "fault.no_turned_card": "{ruleset} no vuelve ninguna carta",
+        "fault.trump_by_call": "la primera llamada hace el triunfo (no lo hay antes)",
+        "fault.turned_missing": "falta la carta que muestra el triunfo",
+        "fault.trump_of_turned": "el triunfo es el palo de la carta vuelta",
+        "fault.exchange_before_trick": "exchange_requires_trick_won: no antes de la primera baza",
+        "fault.exchange_not_leader": "tras esa baza sale el asiento {seat}, no el {given}",
+        "fault.exchange_not_leader_first": (
+            "sale primero el asiento {seat} (la mano), no el {given}"
+        ),
+        "fault.exchange_no_stock": "tras esa baza ya no quedaba monte",
+        "fault.renuncio_not_played": "no es una jugada de esa baza",
+        "fault.renuncio_in_unknown_trick": "no se conocen las cartas de esa baza",
+        "fault.decided_by_renuncio": "el primer renuncio decidió la mano",
+        "fault.renuncio_decides": "el primer renuncio de la mano la decide",
+        "fault.card_not_in_pack": "no es una carta de esta baraja",
+        "fault.repeated": "esta carta ya está en {first}",
+        "fault.hand_size": "el asiento {seat} tiene {count} cartas en este punto",
+        "fault.stock_size": "tras los robos quedan {count} cartas en el monte",
+        "fault.points_below_known": (
+            "solo las bazas conocidas del asiento {seat} suman {points} puntos"
+        ),
+        "fault.points_not_known_tricks": (
+            "el asiento {seat} no ganó ninguna baza de puntos desconocidos: tiene {points}"
+        ),
+        "fault.unknown_points_too_many": (
+            "las bazas de cartas desconocidas suman como mucho {most} puntos"
+        ),
+        "fault.unknown_points_not_all": (
+            "las bazas de cartas desconocidas suman {points} puntos (todas las cartas no vistas)"
+        ),
+        "fault.deal_with_position": "deal va con un state_id, no con una posición",
     },
 }

@@ -24,7 +24,9 @@ export async function disputed() {
   return { log, move: log.deals[1].events[event], position };
 }
 
-export const choiceOf = (position) => ({
+/** The table form's choice for `position`: the tricks played given by their cards, or with
+ *  `known` "points", by who won each and each seat's card points (the position's own). */
+export const choiceOf = (position, known = "cards") => ({
   ruleset: position.ruleset,
   names: position.players,
   dealer: position.dealer,
@@ -32,13 +34,18 @@ export const choiceOf = (position) => ({
   position: {
     tricks: position.tricks.length,
     leaders: [...position.tricks.map((t) => t.leader), position.trick.leader],
+    known,
+    cardPoints: known === "points" ? position.card_points : [],
+    stockLeft: position.stock_left ?? 0,
   },
 });
 
-/** An entry holding `position`, filled as the picker fills it (the cards given place by place). */
-export function entered(position) {
+/** An entry holding `position`, filled as the picker fills it (the cards given place by place;
+ *  the tricks played only when their cards are asked). */
+export function entered(position, known = "cards") {
   const header = { ruleset: position.ruleset, players: position.players };
-  const entry = makeEntry(tableOf(DATA, header, words), choiceOf(position));
+  if (position.notation && position.notation !== "spanish") header.notation = position.notation;
+  const entry = makeEntry(tableOf(DATA, header, words), choiceOf(position, known));
   const give = (id, cards) => {
     entry.choose(id);
     for (const code of cards) assert.ok(entry.give(code).ok, `${id} ${code}`);
@@ -48,12 +55,14 @@ export function entered(position) {
     position.trick.plays.map((p) => p.card),
   );
   position.hands.forEach((hand, seat) => give(`hand-${seat}`, hand));
-  give("shown", [position.turned]);
-  position.tricks.forEach((trick, i) =>
-    give(
-      `trick-${i}`,
-      trick.plays.map((p) => p.card),
-    ),
-  );
+  if (position.turned) give("shown", [position.turned]);
+  if (known === "cards") {
+    position.tricks.forEach((trick, i) =>
+      give(
+        `trick-${i}`,
+        trick.plays.map((p) => p.card),
+      ),
+    );
+  }
   return { header, entry };
 }

@@ -212,7 +212,7 @@ export class EditorState {
     const before = this.choice;
     this.choice = choice;
     if (this.entry && samePack(before, choice)) {
-      if (choice.mode === "position") this.entry.settings = positionSettings(choice);
+      if (choice.mode === "position") this.entry.retarget(positionSettings(choice));
       return before.dealer === choice.dealer ? null : this.changeDealer(choice.dealer);
     }
     const table = tableOf(this.data, headerOf(this.data, choice), this.words);

@@ -451,6 +451,7 @@ class Editor {
     const ctx = {
       words,
       deck: state.entry.deck,
+      pack: state.entry.pack(),
       ruleset: state.entry.ruleset,
       names: state.choice.names,
     };

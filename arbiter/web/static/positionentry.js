@@ -1,20 +1,34 @@
 // A deal started from the disputed trick (the editor's third way of entering the cards): the
 // hands as they are now, the card that shows trump, the trick on the table so far and the tricks
-// already played — what a position of docs/api.md ("The position") needs — instead of the whole
-// deal. This module holds the entry (the same picker, typed text and sorting as DealEntry), the
-// position JSON it makes, and the referee's faults in it read back to the places the person
-// typed, in words. No rule is worked out here: the referee checks the position, and its faults
-// come back by JSON pointer. No DOM.
+// already played — by their cards, or only by who won each and each seat's card points so far —
+// what a position of docs/api.md ("The position") needs, instead of the whole deal. This module
+// holds the entry (the same picker, typed text and sorting as DealEntry), the position JSON it
+// makes, and the referee's faults in it read back to the places the person typed, in the page's
+// words for each fault's code. No rule is worked out here: the referee checks the position, and
+// its faults come back by JSON pointer, code and params. No DOM.
 
 import { DealEntry } from "./entry.js";
 
+/** What is known of the tricks already played: their cards, or only who won each and the card
+ *  points so far (docs/api.md: a trick given without its cards). */
+export const KNOWN = ["cards", "points"];
+
 /** The earlier tricks and leaders a position start asks for, as the table form keeps them:
- *  {tricks (completed), leaders (seat per trick, the trick on the table last), stockLeft}. */
+ *  {tricks (completed), leaders (seat per trick, the trick on the table last), stockLeft,
+ *  known ("cards" or "points"), cardPoints (per seat, with "points")}. With "points" the form
+ *  asks who won each trick: the one who led the next (leaders[i + 1]). */
 export function positionSettings(choice) {
   const given = choice.position ?? {};
   const tricks = Math.max(0, Number(given.tricks ?? 0));
   const leaders = Array.from({ length: tricks + 1 }, (_, i) => Number(given.leaders?.[i] ?? 0));
-  return { tricks, leaders, stockLeft: Number(given.stockLeft ?? 0) };
+  const known = KNOWN.includes(given.known) ? given.known : "cards";
+  const cardPoints = Array.isArray(given.cardPoints) ? given.cardPoints.map(Number) : [];
+  return { tricks, leaders, stockLeft: Number(given.stockLeft ?? 0), known, cardPoints };
+}
+
+/** Whether the tricks already played are given by their cards (else by who won and points). */
+export function cardsKnown(settings) {
+  return settings.known !== "points";
 }
 
 /** The places of a position start, in the order the picker fills them: the trick on the
@@ -37,7 +51,9 @@ function positionTargets({ ruleset, players }, settings, entry) {
     });
   }
   if (ruleset.trump_from !== "call") targets.push({ id: "shown", kind: "shown", size: 1 });
-  for (let i = 0; i < settings.tricks; i++) {
+  // tricks known only by who won them and the points have no cards to give
+  const cardTricks = cardsKnown(settings) ? settings.tricks : 0;
+  for (let i = 0; i < cardTricks; i++) {
     targets.push({ id: `trick-${i}`, kind: "trick", index: i, size: players });
   }
   return targets;
@@ -51,7 +67,27 @@ export class PositionEntry extends DealEntry {
     this.settings = settings;
     this.targets = positionTargets(table, settings, this);
     this.slots = Object.fromEntries(this.targets.map((target) => [target.id, []]));
+    this.keepTrickSlots();
     this.current = this.targets[0].id;
+  }
+
+  /** Every earlier trick keeps its place for cards, asked or not: the cards given to a trick
+   *  stay when the tricks are given by their points instead, and come back with the cards. */
+  keepTrickSlots() {
+    for (let i = 0; i < this.settings.tricks; i++) this.slots[`trick-${i}`] ??= [];
+  }
+
+  /** The table form's answers changed (the same count of tricks: positionSettings of the
+   *  choice): the places follow what is known of the tricks played, the cards stay. */
+  retarget(settings) {
+    this.settings = settings;
+    // the entry has the table's ruleset and players
+    this.targets = positionTargets(this, settings, this);
+    for (const target of this.targets) this.slots[target.id] ??= [];
+    this.keepTrickSlots();
+    if (!this.target(this.current)) {
+      this.current = (this.targets.find((t) => !this.isFull(t.id)) ?? this.targets[0]).id;
+    }
   }
 
   /** Where a card is, {target, index}, or null: the card that shows trump is also where it
@@ -130,15 +166,29 @@ function playsFrom(leader, cards, players) {
   return cards.map((card, i) => ({ seat: (leader + i) % players, card }));
 }
 
+/** The tricks already played as the position gives them: with their cards, or (known only by
+ *  who won each) without them — `plays` and `draws` empty, the winner the one who led the next
+ *  trick (leaders[i + 1], as the form asks it), the points not known (`card_points` says them). */
+function tricksOf(entry) {
+  const { players, settings } = entry;
+  const { leaders, tricks } = settings;
+  return Array.from({ length: tricks }, (_, i) =>
+    cardsKnown(settings)
+      ? { leader: leaders[i], plays: playsFrom(leaders[i], entry.slots[`trick-${i}`], players) }
+      : { leader: leaders[i], plays: [], winner: leaders[i + 1], points: null, draws: [] },
+  );
+}
+
 /**
  * The position (docs/api.md, "The position") the entry describes: the header of `header`
  * (headerOf's: ruleset, players, options, notation), the dealer, each hand, trump and the card
  * showing it, the stock's size (rulesets with a stock), the trick on the table and the tricks
- * played. Nothing of the history left out is made up: no cantes, exchanges or renuncios.
+ * played (with their cards, or who won each and each seat's card points so far). Nothing of the
+ * history left out is made up: no cantes, exchanges or renuncios.
  */
 export function positionOf(header, entry) {
   const { players } = entry;
-  const { leaders, tricks, stockLeft } = entry.settings;
+  const { leaders, tricks, stockLeft, cardPoints } = entry.settings;
   const shown = entry.slots.shown?.[0] ?? null;
   const position = {
     ruleset: header.ruleset,
@@ -152,35 +202,50 @@ export function positionOf(header, entry) {
       leader: leaders[tricks],
       plays: playsFrom(leaders[tricks], entry.slots.table, players),
     },
-    tricks: Array.from({ length: tricks }, (_, i) => ({
-      leader: leaders[i],
-      plays: playsFrom(leaders[i], entry.slots[`trick-${i}`], players),
-    })),
+    tricks: tricksOf(entry),
   };
+  if (!cardsKnown(entry.settings) && tricks) {
+    position.card_points = Array.from({ length: players }, (_, seat) => cardPoints[seat] ?? 0);
+  }
   if (header.options) position.options = header.options;
   if (header.notation) position.notation = header.notation;
   if (entry.ruleset.stock) position.stock_left = stockLeft;
   return position;
 }
 
+/** The cards of `pack` not seen in `position` (in no hand, not on the table, in no trick given
+ *  with its cards, not the card that shows trump while the stock lasts): those of the tricks
+ *  given without their cards (or still in the stock), in the pack's order. */
+export function unseenCards(pack, position) {
+  const seen = new Set([...position.hands.flat(), ...position.trick.plays.map((p) => p.card)]);
+  for (const trick of position.tricks) for (const play of trick.plays) seen.add(play.card);
+  if (position.stock_left && position.turned) seen.add(position.turned);
+  return pack.filter((code) => !seen.has(code));
+}
+
 // --- the referee's faults, read back to the places --------------------------------------------
 
 /** The place each field of a position is, by its first parts (`a`, `b`: the parts after the
- *  field's name). */
+ *  field's name). A trick's winner is asked as who led the next one (`lead-<i + 1>`). */
 const PLACES = {
   hands: (a) => (a === undefined ? null : `hand-${a}`),
   turned: () => "shown",
   trump: () => "shown",
   stock_left: () => "stock-left",
+  card_points: (a) => (a === undefined ? "points" : `points-${a}`),
   trick: (a, _b, settings) => (a === "leader" ? `lead-${settings.tricks}` : "table"),
   tricks: (a, b) => {
-    if (a === undefined) return null;
-    return b === "leader" ? `lead-${a}` : `trick-${a}`;
+    if (a === undefined) return "points"; // the tricks as a whole: what their points say
+    if (b === "leader") return `lead-${a}`;
+    if (b === "winner") return `lead-${Number(a) + 1}`;
+    if (b === "points") return "points";
+    return `trick-${a}`;
   },
 };
 
 /** The place of the entry a pointer under /position names: a target's id, a form field's id
- *  (`lead-<trick>`, `stock-left`), or null (the position as a whole). */
+ *  (`lead-<trick>`, `stock-left`, `points`, `points-<seat>`), or null (the position as a
+ *  whole). */
 export function placeOfPointer(pointer, settings) {
   const parts = String(pointer ?? "")
     .split("/")
@@ -190,44 +255,73 @@ export function placeOfPointer(pointer, settings) {
   return Object.hasOwn(PLACES, head) ? PLACES[head](a, b, settings) : null;
 }
 
-/** The kinds of fault the referee names: its message's shape (the referee's words are English
- *  and name seats by number), the page's words for it, and their fields from the match
- *  (`found`) and `at` ({card, names, place(pointer)}). */
-const FAULTS = [
-  [
-    /^seat (\d+) holds (\d+) cards at this point$/,
-    "position.fault.hand_size",
-    (found, at) => ({ name: at.names[Number(found[1])], count: found[2] }),
+/** The page's words for each fault code of the referee (docs/api.md, `errors[].code`): the key,
+ *  and the fields it takes from the fault's `params` and `at` ({name(seat), card(code),
+ *  place(pointer), ruleset(name)}). A code not here (or whose params do not fit its words) is
+ *  said as the general refusal: never the referee's English, never a code. */
+const FAULTS = {
+  missing: ["position.fault.missing", () => ({})],
+  list_size: [
+    "position.fault.list_size",
+    (p) => (p.least === p.most ? null : { least: p.least, most: p.most }),
   ],
-  [
-    /^this card is already at (\/\S+)$/,
-    "position.fault.twice",
-    (found, at) => ({ card: at.card, place: at.place(found[1]) }),
+  list_size_exact: ["position.fault.list_size_exact", (p) => ({ most: p.most })],
+  int_range: ["position.fault.int_range", (p) => ({ low: p.low, high: p.high })],
+  card_code: ["position.fault.card_code", (p) => ({ code: p.code })],
+  boolean: ["position.fault.boolean", () => ({})],
+  must_be: [
+    "position.fault.must_be",
+    (p) => (typeof p.value === "number" ? { value: p.value } : null),
   ],
-  [/^not a card of this pack$/, "position.fault.not_in_pack", (_, at) => ({ card: at.card })],
-  [
-    /^seat (\d+) plays here$/,
-    "position.fault.plays_here",
-    (found, at) => ({ name: at.names[Number(found[1])] }),
+  does_not_follow: ["position.fault.does_not_follow", () => ({})],
+  play_seat: ["position.fault.play_seat", (p, at) => ({ name: at.name(p.seat) })],
+  draw_seat: ["position.fault.draw_seat", (p, at) => ({ name: at.name(p.seat) })],
+  draw_count: ["position.fault.draw_count", (p) => ({ count: p.count })],
+  trick_leader: ["position.fault.trick_leader", (p, at) => ({ name: at.name(p.seat) })],
+  table_leader: ["position.fault.table_leader", () => ({})],
+  no_stock: ["position.fault.no_stock", (p, at) => ({ ruleset: at.ruleset(p.ruleset) })],
+  no_exchange: ["position.fault.no_exchange", (p, at) => ({ ruleset: at.ruleset(p.ruleset) })],
+  no_turned_card: [
+    "position.fault.no_turned_card",
+    (p, at) => ({ ruleset: at.ruleset(p.ruleset) }),
   ],
-  [
-    /^the trick is led by seat (\d+)$/,
-    "position.fault.led_by",
-    (found, at) => ({ name: at.names[Number(found[1])] }),
+  trump_by_call: ["position.fault.trump_by_call", () => ({})],
+  turned_missing: ["position.fault.turned_missing", () => ({})],
+  trump_of_turned: ["position.fault.trump_of_turned", () => ({})],
+  exchange_before_trick: ["position.fault.exchange_before_trick", () => ({})],
+  exchange_not_leader: [
+    "position.fault.exchange_not_leader",
+    (p, at) => ({ name: at.name(p.seat), given: at.name(p.given) }),
   ],
-  [/^the last trick's winner/, "position.fault.leader", () => ({})],
-  [
-    /^(\d+) cards are left after the draws$/,
-    "position.fault.stock_left",
-    (found) => ({ count: found[1] }),
+  exchange_no_stock: ["position.fault.exchange_no_stock", () => ({})],
+  renuncio_not_played: ["position.fault.renuncio_not_played", () => ({})],
+  renuncio_in_unknown_trick: ["position.fault.renuncio_in_unknown_trick", () => ({})],
+  decided_by_renuncio: ["position.fault.decided_by_renuncio", () => ({})],
+  renuncio_decides: ["position.fault.renuncio_decides", () => ({})],
+  card_not_in_pack: ["position.fault.card_not_in_pack", (p, at) => ({ card: at.card(p.card) })],
+  repeated: [
+    "position.fault.repeated",
+    (p, at) => ({ card: at.card(p.card), place: at.place(p.first) }),
   ],
-  [/^missing: the card that shows trump$/, "position.fault.shown_missing", () => ({})],
-  [/^trump is the suit of the turned card$/, "position.fault.trump", () => ({})],
-  [/turns no card$/, "position.fault.no_shown", () => ({})],
-];
+  hand_size: ["position.fault.hand_size", (p, at) => ({ name: at.name(p.seat), count: p.count })],
+  stock_size: ["position.fault.stock_size", (p) => ({ count: p.count })],
+  points_below_known: [
+    "position.fault.points_below_known",
+    (p, at) => ({ name: at.name(p.seat), points: p.points }),
+  ],
+  points_not_known_tricks: [
+    "position.fault.points_not_known_tricks",
+    (p, at) => ({ name: at.name(p.seat), points: p.points }),
+  ],
+  unknown_points_too_many: ["position.fault.unknown_points_too_many", (p) => ({ most: p.most })],
+  unknown_points_not_all: ["position.fault.unknown_points_not_all", (p) => ({ points: p.points })],
+};
 
 /** The faults whose sentence begins with the card's name (capitalised, as a sentence). */
-const CARD_FIRST = new Set(["position.fault.twice", "position.fault.not_in_pack"]);
+const CARD_FIRST = new Set(["repeated", "card_not_in_pack"]);
+
+/** The fault codes the page has words of its own for (the others are the general refusal). */
+export const WORDED_FAULTS = Object.keys(FAULTS);
 
 /** The card a pointer under /position names in `position` (the JSON sent), or null. */
 function cardAt(position, pointer) {
@@ -236,26 +330,43 @@ function cardAt(position, pointer) {
   return typeof value === "string" ? value : null;
 }
 
-/** One fault in words: `error` ({pointer, message}) of a refusal of `position` (the JSON sent);
- *  `placeName(id)` names a place of the entry for people. */
+/** The words of a fault's code: its key and fields, or null (said as the general refusal). A
+ *  list of one size has words of its own. */
+function faultWords(error, at) {
+  const params = error.params && typeof error.params === "object" ? error.params : {};
+  let code = String(error.code ?? "");
+  if (code === "list_size" && params.least === params.most) code = "list_size_exact";
+  if (!Object.hasOwn(FAULTS, code)) return null;
+  const [key, fieldsOf] = FAULTS[code];
+  const fields = fieldsOf(params, at);
+  if (!fields || Object.values(fields).some((value) => value === undefined || value === "")) {
+    return null; // a field the words need is not in the params: no sentence with a hole
+  }
+  return { code, key, fields };
+}
+
+/** One fault in words, from its `code` and `params`: `error` ({pointer, code, params}) of a
+ *  refusal of `position` (the JSON sent); `placeName(id)` names a place of the entry for
+ *  people. */
 export function faultSentence(words, error, position, names, entry, placeName) {
-  const code = cardAt(position, error.pointer);
   const at = {
-    card: code ? entry.deck.name(code) : "",
-    names,
+    name: (seat) => (Number.isInteger(seat) ? names[seat] : undefined),
+    card: (code) => {
+      const card = typeof code === "string" ? code : cardAt(position, error.pointer);
+      if (!card) return undefined;
+      return entry.deck.face(card) ? entry.deck.name(card) : card; // a card of another pack
+    },
     place: (pointer) => {
       const place = placeOfPointer(pointer, entry.settings);
-      return place ? placeName(place) : "";
+      return place ? placeName(place) : undefined;
     },
+    ruleset: (name) => (typeof name === "string" ? words.t(`ruleset.${name}`) : undefined),
   };
-  for (const [shape, key, fields] of FAULTS) {
-    const found = shape.exec(String(error.message ?? ""));
-    if (!found) continue;
-    // a sentence may begin with a card («Dos de espadas ya está…»), never with a name changed
-    const say = CARD_FIRST.has(key) ? words.sentence : words.t;
-    return say.call(words, key, fields(found, at));
-  }
-  return words.t("position.fault.other");
+  const said = faultWords(error, at);
+  if (!said) return words.t("position.fault.other");
+  // a sentence may begin with a card («Dos de espadas ya está…»), never with a name changed
+  const say = CARD_FIRST.has(said.code) ? words.sentence : words.t;
+  return say.call(words, said.key, said.fields);
 }
 
 /**

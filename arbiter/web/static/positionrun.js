@@ -1,7 +1,9 @@
 // Play from a position (a deal started from the disputed trick, positionentry.js): each move is
 // judged by POST /v1/moves/validate on the position now (`{position, move}`), and an allowed
-// move's answer carries the next position, which the next move is judged on. The positions of
-// the moves made are kept, so a move can be undone. Nothing is judged here. No DOM.
+// move's answer carries the next position, which the next move is judged on; a renuncio's
+// answer carries the position after it (`after`, the renuncio recorded), so play goes on from
+// there as it does in a log. The positions of the moves made are kept, so a move can be undone.
+// Nothing is judged here. No DOM.
 
 /**
  * A first question about the position given: the referee checks it whole (a fault comes back
@@ -29,7 +31,7 @@ export class PositionRun {
     this.start = null; // the position as entered
     this.steps = []; // [{view, move, verdict}]: the position given, then after each move made
     this.verdict = null; // the verdict on the last move proposed (ok, renuncio or refused)
-    this.stopped = false; // a renuncio was played: the referee gives no position after it
+    this.stopped = false; // a renuncio the referee gave no position after (play stops there)
   }
 
   /** The position shown now. */
@@ -56,14 +58,15 @@ export class PositionRun {
   }
 
   /** Judge `move` on the position now: allowed, the position after it is the one shown; a
-   *  renuncio is said, and play stops there (a ruling from a position has no position after
-   *  it); a refused move changes nothing. */
+   *  renuncio is said, and play goes on from the position after it (the renuncio recorded in
+   *  it) — or stops there when the answer gives none; a refused move changes nothing. */
   async propose(move) {
     const body = { position: this.positionNow(), move };
     const verdict = await this.service.validate(body);
     this.verdict = verdict;
-    if (verdict.verdict === "ok" && verdict.position) {
-      this.steps.push({ view: verdict.position, move, verdict });
+    const next = verdict.verdict === "renuncio" ? verdict.after?.position : verdict.position;
+    if ((verdict.verdict === "ok" || verdict.verdict === "renuncio") && next) {
+      this.steps.push({ view: next, move, verdict });
     } else if (verdict.verdict === "renuncio") {
       this.stopped = true;
       this.renuncio = { move, verdict };
@@ -76,7 +79,7 @@ export class PositionRun {
     return this.steps.length > 1 ? this.steps.at(-1).view : this.start;
   }
 
-  /** Take back the last move (or the renuncio that stopped play). */
+  /** Take back the last move (a renuncio too). */
   undo() {
     this.verdict = null;
     if (this.stopped) {
@@ -89,12 +92,20 @@ export class PositionRun {
     return this.stopped || this.steps.length > 1;
   }
 
-  /** Play `moves` again from the position given (a draft reopened): each judged as it was. */
+  /** Play `moves` again from the position given (a draft reopened): each judged as it was,
+   *  as far as play went on. */
   async replay(moves) {
     for (const move of moves) {
-      const verdict = await this.propose(move);
-      if (verdict.verdict !== "ok") break;
+      await this.propose(move);
+      if (this.stopped || this.verdict.verdict === "illegal") break;
     }
+  }
+
+  /** The renuncios played from the position given, as the referee recorded them in the
+   *  position now ({seat, card, trick, obligation, …}): each kept red on its trick. */
+  renuncios() {
+    const given = this.start?.renuncios?.length ?? 0;
+    return (this.view.renuncios ?? []).slice(given);
   }
 
   /** What the ruling says, move by move: [{move, verdict}] (a renuncio that stopped play last). */

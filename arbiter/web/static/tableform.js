@@ -3,6 +3,7 @@
 // come from the server's ruleset data (GET /v1/rulesets, in the page's data).
 
 import { el } from "./dom.js";
+import { KNOWN } from "./positionentry.js";
 import { DETAILS, DETAIL_LIMIT, optionValueText } from "./rulingtext.js";
 import { DATA, t, words } from "./words.js";
 
@@ -142,33 +143,132 @@ function stockField(given, fault) {
   );
 }
 
-/** A position start's own questions: how many tricks were played, who led each trick (the
- *  one on the table last) and, with a stock, how many cards it has left. */
-function positionFields(ruleset, count, names, choice, faults) {
+/** The words of each answer to what is known of the tricks already played. */
+const KNOWN_WORDS = { cards: "position.known.cards", points: "position.known.points" };
+
+/** What is known of the tricks already played: their cards, or who won each and the points. */
+function knownField(known) {
+  return el(
+    "fieldset",
+    { class: "known", id: "position-known" },
+    el("legend", { text: t("position.known") }),
+    ...KNOWN.map((value) =>
+      el(
+        "label",
+        { class: "radio" },
+        el("input", {
+          type: "radio",
+          name: "known",
+          value,
+          checked: value === known,
+          id: `known-${value}`,
+        }),
+        " ",
+        t(KNOWN_WORDS[value]),
+      ),
+    ),
+  );
+}
+
+/** The faults the referee said of `ids` (form fields), as one paragraph beside them. */
+function faultLine(id, faults) {
+  return faults
+    ? el("p", { class: "field-fault", id: `${id}-fault`, text: faults.join(" ") })
+    : null;
+}
+
+/** Each seat's card points so far (the tricks known only by who won them): one number per
+ *  seat, as the referee takes them; in pairs, how a side's total is entered, said plainly. */
+function pointsFields(ruleset, names, given, seatText, faults) {
+  const points = Array.isArray(given.cardPoints) ? given.cardPoints : [];
+  const hints = ["position.points_hint", ...(ruleset.pairs ? ["position.points_hint_pairs"] : [])];
+  const box = el(
+    "fieldset",
+    {
+      class: "points",
+      id: "position-points",
+      "data-field": "points",
+      "aria-describedby": hints.map((key) => key.replace("position.", "hint-")).join(" "),
+    },
+    el("legend", { text: t("position.points") }),
+    ...hints.map((key) =>
+      el("p", { class: "hint", id: key.replace("position.", "hint-"), text: t(key) }),
+    ),
+    faultLine("points", faults.get("points")),
+  );
+  names.forEach((_, seat) => {
+    const id = `points-${seat}`;
+    const fault = faults.get(id);
+    box.append(
+      el(
+        "div",
+        { class: "field", "data-field": id },
+        el("label", { for: id, text: t("position.points_of", { name: seatText(seat) }) }),
+        el("input", {
+          id,
+          type: "number",
+          inputmode: "numeric",
+          min: 0,
+          max: 200,
+          value: Number(points[seat] ?? 0),
+          "aria-describedby": fault ? `${id}-fault` : null,
+        }),
+        faultLine(id, fault),
+      ),
+    );
+  });
+  return box;
+}
+
+/** Who led each trick (the one on the table last); asked as who won the trick before when
+ *  only the winners of the tricks played are known (who won trick i led trick i + 1). */
+function leaderFields(tricks, byPoints, seats, given, faults) {
+  return Array.from({ length: tricks + 1 }, (_, i) => {
+    let label = i < tricks ? t("position.led", { number: i + 1 }) : t("position.led_now");
+    if (byPoints && i > 0) label = t("position.won", { number: i });
+    const leader = given.leaders?.[i] ?? 0;
+    return selectField(`lead-${i}`, label, seats, leader, faults.get(`lead-${i}`));
+  });
+}
+
+/** A position start's own questions: how many tricks were played, what is known of them (their
+ *  cards, or who won each and the points), who led each trick, each seat's card points then
+ *  and, with a stock, how many cards it has left. `onChange`: a change that asks other
+ *  questions (the count of tricks, what is known of them). */
+function positionFields(ruleset, count, names, choice, faults, onChange) {
   const given = choice.position ?? {};
   const most = ruleset.cards_per_player[String(count)] - 1;
   const tricks = Math.min(Math.max(Number(given.tricks ?? 0), 0), most);
+  const byPoints = tricks > 0 && given.known === "points";
   const seatText = (seat) => names[seat] || t("table.seat", { number: seat + 1 });
   const seats = names.map((_, seat) => [seat, seatText(seat)]);
-  const box = el(
+  const tricksField = selectField(
+    "position-tricks",
+    t("position.tricks"),
+    Array.from({ length: most + 1 }, (_, k) => [k, String(k)]),
+    tricks,
+  );
+  tricksField.addEventListener("change", onChange);
+  const known = tricks > 0 ? knownField(byPoints ? "points" : "cards") : null;
+  known?.addEventListener("change", onChange);
+  return el(
     "fieldset",
     { class: "position-fields", id: "position-fields" },
     el("legend", { text: t("position.heading") }),
     el("p", { class: "hint", text: t("position.hint") }),
-    selectField(
-      "position-tricks",
-      t("position.tricks"),
-      Array.from({ length: most + 1 }, (_, k) => [k, String(k)]),
-      tricks,
-    ),
+    tricksField,
+    known,
+    ...leaderFields(tricks, byPoints, seats, given, faults),
+    byPoints ? pointsFields(ruleset, names, given, seatText, faults) : null,
+    ruleset.stock ? stockField(given, faults.get("stock-left")) : null,
   );
-  for (let i = 0; i <= tricks; i++) {
-    const label = i < tricks ? t("position.led", { number: i + 1 }) : t("position.led_now");
-    const leader = given.leaders?.[i] ?? 0;
-    box.append(selectField(`lead-${i}`, label, seats, leader, faults.get(`lead-${i}`)));
-  }
-  if (ruleset.stock) box.append(stockField(given, faults.get("stock-left")));
-  return box;
+}
+
+/** Each seat's card points as the form has them now (kept as given when not shown). */
+function readPoints(form, choice) {
+  const shown = [...form.querySelectorAll("input[id^=points-]")];
+  if (!shown.length) return choice.position?.cardPoints ?? [];
+  return shown.map((field) => Number(field.value) || 0);
 }
 
 /** The position start's answers as the form has them now (kept as given when not shown). */
@@ -180,7 +280,14 @@ function readPosition(form, choice) {
     Number(form.querySelector(`#lead-${i}`)?.value ?? choice.position?.leaders?.[i] ?? 0),
   );
   const stock = form.querySelector("#stock-left");
-  return { tricks, leaders, stockLeft: stock ? Number(stock.value) : 0 };
+  const known = form.querySelector("input[name=known]:checked")?.value;
+  return {
+    tricks,
+    leaders,
+    stockLeft: stock ? Number(stock.value) : 0,
+    known: known ?? choice.position?.known ?? "cards",
+    cardPoints: readPoints(form, choice),
+  };
 }
 
 /**
@@ -196,7 +303,11 @@ export function renderTableForm(choice, onDone, onInput = () => {}, faults = new
   const form = el("form", { class: "table-form", id: "table-form", novalidate: true });
   const rerender = (patch) => {
     const next = { ...read(), ...patch };
-    form.replaceWith(renderTableForm(next, onDone, onInput, faults));
+    const focused = form.contains(document.activeElement) ? document.activeElement.id : "";
+    const fresh = renderTableForm(next, onDone, onInput, faults);
+    form.replaceWith(fresh);
+    // the control just changed keeps the focus (a keyboard goes on from it, not from the top)
+    if (focused) fresh.querySelector(`[id="${focused}"]`)?.focus();
     onInput(next);
   };
   const read = () => ({
@@ -357,8 +468,7 @@ export function renderTableForm(choice, onDone, onInput = () => {}, faults = new
   modeSet.addEventListener("change", () => rerender({}));
   form.append(modeSet);
   if (mode === "position") {
-    form.append(positionFields(ruleset, count, names, choice, faults));
-    form.querySelector("#position-tricks").addEventListener("change", () => rerender({}));
+    form.append(positionFields(ruleset, count, names, choice, faults, () => rerender({})));
   }
 
   form.append(detailsFields(choice.details ?? {}));
