@@ -9,8 +9,11 @@ or the dealer's last card and trump card (tute-3p, tute-4p).
 from __future__ import annotations
 
 import copy
+from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
+import orjson
 import pytest
 
 import arbiter
@@ -21,6 +24,8 @@ from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.rulesets import get_ruleset
 from arbiter.engine.setup import build_setup, deal_json
 from tests import reference
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "tute-4p-renuncio.json"
 
 CASES = list(reference.TABLES)
 SUIT_OF = {suit: i for i, suit in enumerate(reference.SUITS)}
@@ -531,3 +536,47 @@ def test_french_deck_with_symbols() -> None:
     assert setup("tute-4p", 4, {"dealer": 3, "deck": french}, "french") == setup(
         "tute-4p", 4, {"dealer": 3, "deck": deck}
     )
+
+
+# --- the shape of the JSON: objects and arrays, whatever made them ------------------------
+
+
+def _example() -> dict[str, Any]:
+    return orjson.loads(EXAMPLE.read_bytes())  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("spoil", "path"),
+    [
+        (lambda lg: ["not", "an", "object"], ()),
+        (lambda lg: {**lg, "options": ["x"]}, ("options",)),
+        (lambda lg: {**lg, "deals": ["a deal"]}, ()),
+        (lambda lg: {**lg, "deals": [{**lg["deals"][0], "hands": "1O 2O 3O"}]}, ("hands",)),
+        (lambda lg: {**lg, "deals": [{**lg["deals"][0], "hands": {"0": []}}]}, ("hands",)),
+    ],
+    ids=["log-array", "options-array", "deal-string", "hands-string", "hands-object"],
+)
+def test_a_value_of_the_wrong_json_shape_is_refused(spoil: Any, path: tuple[str, ...]) -> None:
+    with pytest.raises(ArbiterError) as caught:
+        engine_replay(spoil(_example()))
+    assert tuple(caught.value.path[-len(path) :]) == path if path else True
+    assert "object" in caught.value.message or "list" in caught.value.message
+
+
+def test_any_mapping_and_sequence_read_as_json_objects_and_arrays() -> None:
+    """The fast ``dict``/``list`` checks must not narrow what the library takes: read-only
+    mappings (and hands as a tuple) replay as the parser's dicts and lists do."""
+    plain = _example()
+
+    def frozen(value: Any) -> Any:
+        if isinstance(value, dict):
+            return MappingProxyType({k: frozen(v) for k, v in value.items()})
+        if isinstance(value, list):
+            return [frozen(v) for v in value]
+        return value
+
+    other = frozen(plain)
+    other["deals"][0] = MappingProxyType(
+        {**other["deals"][0], "hands": tuple(plain["deals"][0]["hands"])}
+    )
+    assert arbiter.replay(other).to_dict() == arbiter.replay(plain).to_dict()

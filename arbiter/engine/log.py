@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final, cast, final
 
 from arbiter.engine.cards import NOTATIONS, Notation
-from arbiter.engine.errors import ArbiterError, LogError
+from arbiter.engine.errors import ArbiterError, LogError, is_object
 from arbiter.engine.moves import Move
 from arbiter.engine.records import Record
 from arbiter.engine.rulesets import RULESETS, Options, Ruleset, get_ruleset, resolve_options
@@ -81,12 +81,12 @@ _MAX_EVENTS: Final[dict[tuple[str, int], int]] = {
 
 def parse_header(raw: object, limits: Limits = DEFAULT_LIMITS) -> Header:
     """The ruleset, options, notation and players of a log."""
-    if not isinstance(raw, Mapping):
+    if not is_object(raw):
         raise LogError("the log must be a JSON object")
     if "ruleset" not in raw:
         raise LogError("missing", ("ruleset",))
     ruleset = get_ruleset(raw["ruleset"])
-    if "options" in raw and not isinstance(raw["options"], Mapping):
+    if "options" in raw and not is_object(raw["options"]):
         raise LogError("must be an object", ("options",))
     options = resolve_options(ruleset, raw.get("options"))
     notation = raw.get("notation", "spanish")
@@ -173,7 +173,7 @@ def read_dealer(raw: Mapping[str, Any], players: int, default: int) -> int:
 def parse_deal(header: Header, raw: object, default_dealer: int) -> tuple[DealSetup, list[Move]]:
     """One deal's setup and its events, read and checked but not played (a new deal sent
     with a ``state_id``, or a tool's). Paths are relative to the deal."""
-    if not isinstance(raw, Mapping):
+    if not is_object(raw):
         raise LogError("a deal must be a JSON object")
     players = len(header.players)
     dealer = read_dealer(raw, players, default_dealer)

@@ -14,12 +14,12 @@ such (the first error in the log's order, with its path), whatever its play hold
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 from arbiter.engine.cards import READ_BY_CHARACTERS, Notation, code_reader, code_table
-from arbiter.engine.errors import ArbiterError, LogError
+from arbiter.engine.errors import ArbiterError, LogError, is_object
 from arbiter.engine.log import (
     DEFAULT_LIMITS,
     Header,
@@ -241,10 +241,10 @@ class _Reader:
         match = self.match
         if index < len(match.deals):  # begun before this state was taken
             record: DealRecord | None = match.deals[index]
-            events = raw.get("events", []) if isinstance(raw, Mapping) else None
+            events = raw.get("events", []) if is_object(raw) else None
             dealer = match.deals[index].dealer
         else:
-            if not isinstance(raw, Mapping):
+            if not is_object(raw):
                 raise LogError("a deal must be a JSON object")
             dealer = read_dealer(raw, len(self.header.players), default_dealer)
             header = self.header

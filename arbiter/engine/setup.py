@@ -27,7 +27,7 @@ from arbiter.engine.cards import (
     pack_mask,
     parse_card,
 )
-from arbiter.engine.errors import CardCodeError, SetupError
+from arbiter.engine.errors import CardCodeError, SetupError, is_array
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.records import Record
 from arbiter.engine.rulesets import Ruleset, TrumpSource
@@ -248,7 +248,7 @@ def _from_hands(
     counter: _PackCounter,
 ) -> DealSetup:
     raw_hands = deal["hands"]
-    if not isinstance(raw_hands, Sequence) or isinstance(raw_hands, str):
+    if not is_array(raw_hands):
         raise SetupError("must be a list with one hand per seat", ("hands",))
     if len(raw_hands) != players:
         raise SetupError(f"must hold {players} hands, one per seat", ("hands",))
