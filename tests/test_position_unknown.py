@@ -27,7 +27,7 @@ from arbiter.engine.position import Position, Ruling
 from arbiter.report import position_dict, read_position_json
 from arbiter.simulate import random_log
 from tests.api_support import make_client
-from tests.test_position_value import JUNK, _places, every_move, pick
+from tests.test_position_value import every_move, pick, spoil
 
 
 def blank(
@@ -306,15 +306,7 @@ def test_a_blanked_position_with_any_field_spoilt_is_read_or_refused_never_an_er
         label="blanked",
     )
     body = blank(body, chosen)
-    for _ in range(data.draw(st.integers(1, 3), label="spoils")):
-        path = data.draw(st.sampled_from(_places(body)[1:]), label="path")
-        parent = body
-        for key in path[:-1]:
-            parent = parent[key]
-        if data.draw(st.booleans(), label="delete") and isinstance(parent, dict):
-            del parent[path[-1]]
-        else:
-            parent[path[-1]] = data.draw(JUNK, label="junk")
+    spoil(data, body)
     try:
         again = read_position_json(body)
     except ArbiterError as err:

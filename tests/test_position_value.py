@@ -379,12 +379,8 @@ def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_a_position_with_any_field_spoilt_is_read_or_refused_never_an_error(
-    data: st.DataObject,
-) -> None:
-    body = json.loads(json.dumps(position_dict(pick(data))))
+def spoil(data: st.DataObject, body: Any) -> None:
+    """Delete, or replace with junk, one to three places of a position's JSON, in place."""
     for _ in range(data.draw(st.integers(1, 3), label="spoils")):
         path = data.draw(st.sampled_from(_places(body)[1:]), label="path")
         parent = body
@@ -394,6 +390,15 @@ def test_a_position_with_any_field_spoilt_is_read_or_refused_never_an_error(
             del parent[path[-1]]
         else:
             parent[path[-1]] = data.draw(JUNK, label="junk")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_position_with_any_field_spoilt_is_read_or_refused_never_an_error(
+    data: st.DataObject,
+) -> None:
+    body = json.loads(json.dumps(position_dict(pick(data))))
+    spoil(data, body)
     try:
         position = read_position_json(body)
     except ArbiterError:
