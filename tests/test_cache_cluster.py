@@ -227,6 +227,11 @@ def test_a_renuncio_or_an_illegal_move_by_token(redis_cluster: LocalCluster) -> 
         response = client.post("/v1/moves/validate", json={"state_id": state_id, "move": move})
         assert response.status_code == 200
         body = response.get_json()
+        # on a token, a renuncio also gives the position after it (a log's verdict does not:
+        # the log with the move added says it)
+        after = body.pop("after", None)
+        assert (after is not None) == (body["verdict"] == "renuncio")
+        assert after is None or (after["state_id"] and after["position"]["renuncios"])
         expected = arbiter.validate(log, move).to_dict()
         assert without_state_id(body) == without_state_id(expected)
         assert (body["state_id"] is None) == (body["verdict"] != "ok")

@@ -47,7 +47,12 @@ def test_unknown_option_keys_are_counted_not_all_listed(
     problem = assert_problem(_post(server, hostile), 422)
     assert len(problem["errors"]) == MAX_ERRORS
     assert problem["errors_omitted"] == 111_000 - MAX_ERRORS
-    first = {"pointer": "/options/0", "message": "tute-2p has no option '0'"}
+    first = {
+        "pointer": "/options/0",
+        "message": "tute-2p has no option '0'",
+        "code": "invalid",
+        "params": {},
+    }
     assert problem["errors"][0] == first
     assert problem["detail"] == "/options/0: tute-2p has no option '0'"
 
@@ -67,7 +72,9 @@ def test_overlong_lists_are_refused_from_their_length(
 ) -> None:
     response = _post(server, {**log, field: value})
     problem = assert_problem(response, 422)
-    assert problem["errors"] == [{"pointer": f"/{field}", "message": message}]
+    assert problem["errors"] == [
+        {"pointer": f"/{field}", "message": message, "code": "invalid", "params": {}}
+    ]
 
 
 def test_a_huge_key_is_clipped_in_the_answer(server: Gunicorn, log: dict[str, Any]) -> None:

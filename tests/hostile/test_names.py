@@ -48,7 +48,9 @@ def test_unfit_names_are_422_naming_the_player(
 
     hostile = {**log, "players": [log["players"][0], name]}
     problem = assert_problem(post_json(server.port, "/v1/replays", hostile), 422)
-    assert problem["errors"] == [{"pointer": "/players/1", "message": name_problem(name)}]
+    assert problem["errors"] == [
+        {"pointer": "/players/1", "message": name_problem(name), "code": "invalid", "params": {}}
+    ]
     assert said in problem["errors"][0]["message"]
     assert name not in problem["detail"]
 
