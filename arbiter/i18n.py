@@ -83,12 +83,8 @@ def _fault_words(
         )
     elif fault is FaultCode.CARD_CODE:
         fields["code"] = repr(params["code"])
-        if lang == "es":
-            fields["what"] = {"card": "carta", "suit": "palo"}.get(params["what"], params["what"])
-            notation = params["notation"]
-            fields["notation"] = {"spanish": "española", "french": "francesa"}.get(
-                notation, notation
-            )
+        fields["what"] = text(lang, f"fault.what.{params['what']}")
+        fields["notation"] = text(lang, f"fault.notation.{params['notation']}")
     elif fault is FaultCode.DOES_NOT_FOLLOW:
         value = params["value"]
         fields["value"] = ", ".join(map(str, value)) if isinstance(value, list) else value
