@@ -407,6 +407,14 @@ def test_a_fault_in_the_points_is_said_from_its_code_beside_them(page: Page, lan
     assert page.axe() == []
     if lang == "es":
         shot(page, "editor-position-points-fault-form-phone-es.png", "phone")
+    # the organiser corrects the points: the cards entered are kept, and play starts
+    field = editor.driver.find_element(By.ID, "points-0")
+    field.clear()
+    field.send_keys(str(position["card_points"][0]))
+    editor.tap("#to-cards")
+    editor.tap("#start-play")
+    assert editor.phase() == "play", editor.driver.find_element(By.ID, "editor").text[:600]
+    assert codes_in_page(editor) == set()
     no_console_errors(page, ("status of 422",))
 
 
