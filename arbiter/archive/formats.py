@@ -4,13 +4,11 @@ seat of each deal (:attr:`Table.SEATS`: who played, their total, their renuncios
 obligation, whether they won).
 
 A worker encodes each scored line into a *payload* (:func:`payload`): the JSON of its body for
-NDJSON, its rows (without the columns of where the line was) for CSV, and those rows as JSON
-objects, one a line, for Parquet (bytes: what a worker sends back costs one copy, not the
-pickling of every cell); the process that writes adds ``id``, ``source``, ``file`` and
-``line``, which only it knows (:class:`Writer`). The Parquet writer turns its rows into
-columns with Arrow's own JSON reader, typed by the schema: no Python object per cell, and
-none of ``pyarrow.array``'s checks for pandas values, which import pandas (some 50 MB) when it
-is installed.
+NDJSON, its rows (without the columns of where the line was) for CSV and Parquet; the process
+that writes adds ``id``, ``source``, ``file`` and ``line``, which only it knows
+(:class:`Writer`). The Parquet writer turns its rows into Arrow columns made from buffers
+(:func:`arrow_columns`): one copy of each cell, and none of ``pyarrow.array``'s checks for
+pandas values, which import pandas (some 50 MB) when it is installed.
 The columns are declared once (:data:`DEALS`, :data:`SEATS`: name, type, meaning): the CSV
 header, the Parquet schema and its file metadata come from them, and docs/archives.md lists
 them (a test compares). Every file has the same schema whatever it holds: a column is typed
@@ -21,8 +19,10 @@ even when all its values are null, and ``winners`` is a list of seats (in CSV, i
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import io
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final, Protocol
@@ -101,9 +101,9 @@ _ROW_NAMES: Final = {
 NDJSON_BYTES: Final = 1 << 20
 #: Rows buffered before a Parquet row group is written.
 PARQUET_ROWS: Final = 65536
-#: Rows of a group read into columns at a time: the group waits as columns (less than half
-#: the bytes of its JSON text), and the text of only these rows at once.
-PARQUET_READ_ROWS: Final = 8192
+#: Rows of a group turned into columns at a time: the group waits as columns (some 165 bytes a
+#: row of one-deal games), and only these rows as Python values.
+PARQUET_BATCH_ROWS: Final = 8192
 
 #: A row without its id, source, file and line.
 Row = tuple[Any, ...]
@@ -117,14 +117,11 @@ def columns(table: Table) -> tuple[Column, ...]:
 
 
 def payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
-    """What a worker sends back for one line: the body's JSON (NDJSON), its rows (CSV), or
-    its rows as JSON objects, each ended by a newline (Parquet: :func:`json_rows`)."""
+    """What a worker sends back for one line: the body's JSON (NDJSON), or its rows (CSV and
+    Parquet)."""
     if fmt is Format.NDJSON:
         return encode_body(scored)
-    found = rows(scored) if table is Table.DEALS else seat_rows(scored)
-    if fmt is Format.PARQUET:
-        return json_rows(found, table)
-    return found
+    return rows(scored) if table is Table.DEALS else seat_rows(scored)
 
 
 def local_payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
@@ -132,14 +129,6 @@ def local_payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Pa
     :class:`Scored` itself (the writer encodes the whole line at once: :func:`stamped`),
     else its :func:`payload`."""
     return scored if fmt is Format.NDJSON else payload(fmt, scored, table)
-
-
-def json_rows(found: list[Row], table: Table) -> bytes:
-    """Rows as JSON objects keyed by their columns (past the four of where the line was), one
-    a line: what :class:`ParquetWriter` reads (a JSON text never holds a raw newline, so
-    ``\\n{`` can only start a row)."""
-    names = _ROW_NAMES[table]
-    return b"".join([orjson.dumps(dict(zip(names, row, strict=True))) + b"\n" for row in found])
 
 
 def rows(scored: Scored) -> list[Row]:
@@ -317,19 +306,19 @@ def _cell(value: Any) -> Any:
 
 
 class ParquetWriter:
-    """Rows in row groups of :data:`PARQUET_ROWS`: memory holds one group at most. The rows
-    come as JSON lines (:func:`json_rows`); each gets its ``id``, ``source``, ``file`` and
-    ``line`` in front, and a group's lines become its columns in Arrow's JSON reader (in C++,
-    typed by :func:`schema`, on this thread: ``--jobs`` says how many cores a run takes)."""
+    """Rows in row groups of :data:`PARQUET_ROWS`: memory holds one group at most. Each row
+    gets its ``id``, ``source``, ``file`` and ``line`` in front; every
+    :data:`PARQUET_BATCH_ROWS` rows are turned into Arrow columns (:func:`arrow_columns`: one
+    copy of each cell into the column's buffer, no text parsed again), and a group's columns
+    are written once it is full (on this thread: ``--jobs`` says how many cores a run
+    takes)."""
 
     def __init__(self, path: Path, table: Table = Table.DEALS) -> None:
-        import pyarrow.json
         import pyarrow.parquet as pq
 
         self._pa = _arrow()
-        self._json = pyarrow.json
         self._schema = schema(table)
-        self._names = self._schema.names
+        self._kinds = [column.kind for column in columns(table)]
         # Arrow's default pool (mimalloc) keeps what a group freed: the process peaked at 157 MB
         # on 50,000 one-deal games, 117 MB with the C library's malloc, which gives large
         # blocks back (the same file, byte for byte)
@@ -337,58 +326,39 @@ class ParquetWriter:
         self._writer: pyarrow.parquet.ParquetWriter = pq.ParquetWriter(
             str(path), self._schema, memory_pool=self._pool
         )
-        self._options = pyarrow.json.ParseOptions(
-            explicit_schema=self._schema, unexpected_field_behavior="error"
-        )
-        self._text = bytearray()  # rows as JSON lines, appended in place, not yet read
-        self._unread = 0  # rows in the text
+        self._rows: list[Row] = []  # whole rows, where the line was first, not yet columns
         self._count = 0  # rows in the group
-        self._read: list[pyarrow.Table] = []  # the group's rows read into columns
+        self._batches: list[pyarrow.Table] = []  # the group's rows turned into columns
 
     def write(self, given_id: str | None, source: Source, data: Payload) -> None:
-        assert isinstance(data, bytes)
+        assert isinstance(data, list)
         if not data:
             return
         ident = source if given_id is None else given_id
         file, line = where(source)
-        where_from = {"id": str(ident), "source": str(source), "file": file, "line": line}
-        head = orjson.dumps(where_from)[:-1] + b","  # the object left open for the row
-        # every row of the line gets the head (a row starts the payload or follows a newline)
-        self._text += head
-        self._text += data[1:].replace(b"\n{", b"\n" + head)
-        rows = data.count(b"\n")
-        self._count += rows
-        self._unread += rows
+        head = (str(ident), str(source), file, line)
+        self._rows += [head + row for row in data]
+        self._count += len(data)
         if self._count >= PARQUET_ROWS:
             self._flush()
-        elif self._unread >= PARQUET_READ_ROWS:
-            self._read_text()
+        elif len(self._rows) >= PARQUET_BATCH_ROWS:
+            self._to_columns()
 
-    def _read_text(self) -> None:
-        """The rows of the text read into columns."""
-        if not self._unread:
+    def _to_columns(self) -> None:
+        """The rows waiting turned into columns."""
+        if not self._rows:
             return
-        text, self._text, self._unread = self._text, bytearray(), 0
-        # one block: one record batch, read on this thread (the buffer is the bytearray's own
-        # memory, not a copy)
-        options = self._json.ReadOptions(use_threads=False, block_size=len(text) + 1)
-        read = self._json.read_json(
-            self._pa.py_buffer(text),
-            read_options=options,
-            parse_options=self._options,
-            memory_pool=self._pool,
-        )
-        del text
-        # the schema's own fields (nulls not allowed in some, its metadata), in its order
-        columns = [read.column(name) for name in self._names]
-        self._read.append(self._pa.Table.from_arrays(columns, schema=self._schema))
+        found, self._rows = self._rows, []
+        arrays = arrow_columns(self._kinds, found)
+        del found
+        self._batches.append(self._pa.Table.from_arrays(arrays, schema=self._schema))
 
     def _flush(self) -> None:
         """The group's rows written as a row group."""
-        self._read_text()
-        if not self._read:
+        self._to_columns()
+        if not self._batches:
             return
-        parts, self._read, self._count = self._read, [], 0
+        parts, self._batches, self._count = self._batches, [], 0
         # one chunk a column, as when a group was read in one block: the same file
         group = self._pa.concat_tables(parts).combine_chunks(memory_pool=self._pool)
         del parts
@@ -402,10 +372,103 @@ class ParquetWriter:
         self._writer.close()
 
 
+def arrow_columns(kinds: list[str], found: list[Row]) -> list[pyarrow.Array]:
+    """The columns of ``found`` (whole rows) as Arrow arrays of the declared ``kinds``, made
+    from buffers: ``pyarrow.array`` on Python values would check each for pandas types and so
+    import pandas (some 50 MB) where it is installed."""
+    import numpy
+
+    pa = _arrow()
+    out = []
+    for kind, values in zip(kinds, zip(*found, strict=True), strict=True):
+        nulls = values.count(None)
+        if nulls == len(values):
+            out.append(pa.nulls(len(values), arrow_types()[kind]))
+        elif kind == "string":
+            out.append(_strings(pa, numpy, values, nulls))
+        elif kind == "list<int8>":
+            out.append(_seat_lists(pa, numpy, values, nulls))
+        else:
+            out.append(_numbers(pa, numpy, kind, values, nulls))
+    return out
+
+
+def _validity(pa: Any, numpy: Any, valid: Any) -> Any:
+    """Arrow's validity bitmap of ``valid`` (one bool per value), least significant bit first."""
+    return pa.py_buffer(numpy.packbits(valid, bitorder="little"))
+
+
+def _strings(pa: Any, numpy: Any, values: tuple[Any, ...], nulls: int) -> Any:
+    validity = None
+    if nulls:
+        validity = _validity(pa, numpy, [value is not None for value in values])
+        values = tuple("" if value is None else value for value in values)
+    text = "".join(values)
+    data = text.encode()
+    if len(data) == len(text):  # ASCII: a character a byte
+        lengths = numpy.fromiter(map(len, values), numpy.int32, len(values))
+    else:
+        encoded = (len(value.encode()) for value in values)
+        lengths = numpy.fromiter(encoded, numpy.int32, len(values))
+    offsets = numpy.zeros(len(values) + 1, numpy.int32)
+    numpy.cumsum(lengths, out=offsets[1:])
+    buffers = [validity, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.string(), len(values), buffers, null_count=nulls)
+
+
+#: The NumPy type of each numeric kind of column.
+_NUMPY: Final = {"int64": "int64", "int32": "int32", "int8": "int8", "bool": "bool"}
+
+
+def _numbers(pa: Any, numpy: Any, kind: str, values: tuple[Any, ...], nulls: int) -> Any:
+    validity = None
+    if nulls:
+        # a float for each value, NaN for None (exact: no value here comes near 2**53)
+        floats = numpy.array(values, numpy.float64)
+        valid = ~numpy.isnan(floats)
+        validity = _validity(pa, numpy, valid)
+        data = numpy.where(valid, floats, 0).astype(_NUMPY[kind])
+    else:
+        data = numpy.array(values, _NUMPY[kind])
+    if kind == "bool":  # Arrow's booleans are bits
+        data = numpy.packbits(data, bitorder="little")
+    buffers = [validity, pa.py_buffer(data)]
+    return pa.Array.from_buffers(arrow_types()[kind], len(values), buffers, null_count=nulls)
+
+
+def _seat_lists(pa: Any, numpy: Any, values: tuple[Any, ...], nulls: int) -> Any:
+    validity = None
+    if nulls:
+        validity = _validity(pa, numpy, [value is not None for value in values])
+        values = tuple(() if value is None else value for value in values)
+    lengths = numpy.fromiter(map(len, values), numpy.int32, len(values))
+    offsets = numpy.zeros(len(values) + 1, numpy.int32)
+    numpy.cumsum(lengths, out=offsets[1:])
+    seats = numpy.fromiter(itertools.chain.from_iterable(values), numpy.int8, int(offsets[-1]))
+    items = pa.Array.from_buffers(pa.int8(), len(seats), [None, pa.py_buffer(seats)])
+    buffers = [validity, pa.py_buffer(offsets)]
+    kind = pa.list_(pa.int8())
+    return pa.Array.from_buffers(kind, len(values), buffers, null_count=nulls, children=[items])
+
+
 def _arrow() -> Any:
     import pyarrow
 
     return pyarrow
+
+
+@functools.cache
+def arrow_types() -> dict[str, pyarrow.DataType]:
+    """The Arrow type of each kind of column (:attr:`Column.kind`)."""
+    pa = _arrow()
+    return {
+        "string": pa.string(),
+        "int64": pa.int64(),
+        "int32": pa.int32(),
+        "int8": pa.int8(),
+        "bool": pa.bool_(),
+        "list<int8>": pa.list_(pa.int8()),
+    }
 
 
 def schema(table: Table) -> pyarrow.Schema:
@@ -414,14 +477,7 @@ def schema(table: Table) -> pyarrow.Schema:
     from arbiter import __version__
 
     pa = _arrow()
-    kinds = {
-        "string": pa.string(),
-        "int64": pa.int64(),
-        "int32": pa.int32(),
-        "int8": pa.int8(),
-        "bool": pa.bool_(),
-        "list<int8>": pa.list_(pa.int8()),
-    }
+    kinds = arrow_types()
     declared = columns(table)
     about = {
         "tool": "tute-arbiter",
