@@ -8,6 +8,7 @@ not from the archive code.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 import arbiter
 from arbiter.archive import Format, Table
 from arbiter.archive.formats import DEALS, SEATS, arrow_columns, open_writer, schema
+from arbiter.archive.formats import payload as formats_payload
 from arbiter.archive.inputs import expand
 from arbiter.archive.records import ScoringConfig
 from arbiter.archive.runner import Job, Sink, run_here
@@ -344,3 +346,26 @@ def test_columns_made_from_buffers_are_what_pyarrow_array_makes(data: st.DataObj
         made.validate(full=True)
         listed = [list(value) if isinstance(value, tuple) else value for value in values]
         assert made.equals(want) and made.to_pylist() == listed, kind
+
+
+def test_csv_cells_are_written_as_the_table_says() -> None:
+    """The CSV writer takes the cells as the payload made them: a line of a list of lines (its
+    source a number) has no file, an empty cell; ``winners`` is its JSON text, ``won`` JSON's
+    word, and no value an empty cell."""
+    from arbiter.archive.formats import CsvWriter
+    from arbiter.archive.records import Scorer
+
+    text = game_lines(2, seed=3)[1]  # tute-4p: two winners
+    scored = Scorer.of(ScoringConfig()).score(0, text)
+    assert scored is not None
+    deals, seats = io.BytesIO(), io.BytesIO()
+    for table, out in ((Table.DEALS, deals), (Table.SEATS, seats)):
+        writer = CsvWriter(out, owned=False, header=False, table=table)
+        writer.write(None, 7, formats_payload(Format.CSV, scored, table))
+        writer.close()
+    deal = next(csv.reader(io.StringIO(deals.getvalue().decode())))
+    outcome = scored.body["deals"][0]["outcome"]
+    assert deal[:4] == ["7", "7", "", "7"] and deal[-2:] == ["", ""]  # no illegal, no error
+    assert deal[13] == orjson.dumps(outcome["winners"]).decode()
+    won = [row[-2] for row in csv.reader(io.StringIO(seats.getvalue().decode())) if row[7] == "0"]
+    assert won == [("true" if s in outcome["winners"] else "false") for s in range(len(won))]

@@ -118,10 +118,11 @@ def columns(table: Table) -> tuple[Column, ...]:
 
 def payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
     """What a worker sends back for one line: the body's JSON (NDJSON), or its rows (CSV and
-    Parquet)."""
+    Parquet; for CSV with its cells as the file writes them: :func:`rows`)."""
     if fmt is Format.NDJSON:
         return encode_body(scored)
-    return rows(scored) if table is Table.DEALS else seat_rows(scored)
+    text = fmt is Format.CSV
+    return rows(scored, text) if table is Table.DEALS else seat_rows(scored, text)
 
 
 def local_payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
@@ -131,74 +132,105 @@ def local_payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Pa
     return scored if fmt is Format.NDJSON else payload(fmt, scored, table)
 
 
-def rows(scored: Scored) -> list[Row]:
-    """One row per deal of a scored line (one row for an error)."""
+def rows(scored: Scored, text: bool = False) -> list[Row]:
+    """One row per deal of a scored line (one row for an error). With ``text``, ``winners``
+    as CSV writes it: its JSON text (``[0,2]``, text in every file, never a number)."""
     error = scored.error
     if error is not None:
         first = error["errors"][0]["message"] if error["errors"] else ""
-        text = clip(f"{error['title']}: {first}")
-        return [("error", None, None, None, *(None,) * MAX_SEATS, None, None, None, None, text)]
+        message = clip(f"{error['title']}: {first}")
+        return [("error", None, None, None, *(None,) * MAX_SEATS, None, None, None, None, message)]
     body = scored.body
-    illegal = body["illegal"]
+    status, ruleset = body["status"], scored.ruleset
     players = len(body["match"]["standings"])
+    absent = (None,) * (MAX_SEATS - players)  # the totals of seats past the table's
+    illegal = body["illegal"]
+    illegal_deal = -1 if illegal is None else illegal["deal"]
     out: list[Row] = []
     for index, deal in enumerate(body["deals"]):
-        totals = {score["seat"]: score["total"] for score in deal["scores"]}
         outcome = deal["outcome"]
+        if outcome is None:
+            winners = reason = None
+        else:
+            winners = _seats_text(outcome["winners"]) if text else tuple(outcome["winners"])
+            reason = outcome["reason"]
         out.append(
             (
-                body["status"],
-                scored.ruleset,
+                status,
+                ruleset,
                 players,
                 index,
-                *(totals.get(seat) for seat in range(MAX_SEATS)),
-                None if outcome is None else tuple(outcome["winners"]),
-                None if outcome is None else outcome["reason"],
+                *[score["total"] for score in deal["scores"]],  # in the order of the seats
+                *absent,
+                winners,
+                reason,
                 len(deal["violations"]),
-                illegal["code"] if illegal is not None and illegal["deal"] == index else None,
+                illegal["code"] if index == illegal_deal else None,
                 None,
             )
         )
-    if illegal is not None and illegal["deal"] >= len(out):  # a deal past the match's end
+    if illegal is not None and illegal_deal >= len(out):  # a deal past the match's end
         nothing = (None,) * MAX_SEATS
-        code = illegal["code"]
-        row = (body["status"], scored.ruleset, players, illegal["deal"], *nothing)
-        out.append((*row, None, None, 0, code, None))
+        row = (status, ruleset, players, illegal_deal, *nothing)
+        out.append((*row, None, None, 0, illegal["code"], None))
     return out
 
 
-def seat_rows(scored: Scored) -> list[Row]:
+def _seats_text(seats: list[int]) -> str:
+    return orjson.dumps(seats).decode()
+
+
+def seat_rows(scored: Scored, text: bool = False) -> list[Row]:
     """One row per seat of each deal of a scored line (none for an error: the per-deal table
-    has it)."""
+    has it). With ``text``, ``won`` as CSV writes it: ``true`` or ``false``."""
     if scored.error is not None:
         return []
     body = scored.body
+    status, ruleset = body["status"], scored.ruleset
     names = [standing["player"] for standing in body["match"]["standings"]]
+    players = len(names)
     out: list[Row] = []
     for index, deal in enumerate(body["deals"]):
         outcome = deal["outcome"]
-        winners = None if outcome is None else set(outcome["winners"])
+        winners = None if outcome is None else outcome["winners"]
         reason = None if outcome is None else outcome["reason"]
+        violations = deal["violations"]
         for score in deal["scores"]:
             seat = score["seat"]
-            broken = [v["obligation"] for v in deal["violations"] if v["seat"] == seat]
+            broken = _NONE_BROKEN
+            if violations:
+                obligations = [v["obligation"] for v in violations if v["seat"] == seat]
+                broken = (len(obligations), *[obligations.count(o) for o in _OBLIGATIONS])
             out.append(
                 (
-                    body["status"],
-                    scored.ruleset,
-                    len(names),
+                    status,
+                    ruleset,
+                    players,
                     index,
                     seat,
                     names[seat],
                     score["total"],
                     score["tricks"],
-                    len(broken),
-                    *(broken.count(o.value) for o in Obligation),
-                    None if winners is None else seat in winners,
+                    *broken,
+                    _won(seat, winners, text),
                     reason,
                 )
             )
     return out
+
+
+#: The obligations, in the order of their columns.
+_OBLIGATIONS: Final = tuple(o.value for o in Obligation)
+#: A seat's renuncios, and those against each obligation, in a deal without any.
+_NONE_BROKEN: Final = (0,) * (1 + len(_OBLIGATIONS))
+
+
+def _won(seat: int, winners: list[int] | None, text: bool) -> bool | str | None:
+    """Whether ``seat`` won (None: not decided); with ``text``, as JSON says it."""
+    if winners is None:
+        return None
+    won = seat in winners
+    return ("true" if won else "false") if text else won
 
 
 def where(source: Source) -> tuple[str | None, int]:
@@ -279,9 +311,9 @@ class CsvWriter:
         assert isinstance(data, list)
         ident = source if given_id is None else given_id
         file, line = where(source)
-        for row in data:
-            cells = (_cell(value) for value in row)
-            self._csv.writerow((ident, source, "" if file is None else file, line, *cells))
+        # the cells are as the file writes them (payload): csv writes None as an empty cell
+        head = (ident, source, file, line)
+        self._csv.writerows([head + row for row in data])
 
     def flush(self) -> int | None:
         self._text.flush()
@@ -293,16 +325,6 @@ class CsvWriter:
             self._text.close()
         else:
             self._text.detach()
-
-
-def _cell(value: Any) -> Any:
-    """Seats as their JSON list (``[1,3]``: text in every file, never a number); true and
-    false as JSON says them; no value as an empty cell."""
-    if isinstance(value, tuple):
-        return orjson.dumps(value).decode()
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "" if value is None else value
 
 
 class ParquetWriter:
