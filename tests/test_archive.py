@@ -487,14 +487,12 @@ def test_summary_json_has_the_figures_of_the_lines(archive: Path, tmp_path: Path
 
 
 def test_summaries_add_up() -> None:
-    lines = mixed_lines(30, seed=12)
-    scored = list(arbiter.score_lines(lines))
-    whole, halves = Summary(), [Summary(), Summary()]
-    from arbiter.archive.records import Scored
+    from arbiter.archive.records import Scorer, ScoringConfig
 
-    for n, line in enumerate(scored):
-        body = {k: v for k, v in line.items() if k not in ("id", "source")}
-        item = Scored(n, None, body, "tute-2p")
+    scorer = Scorer.of(ScoringConfig())
+    scored = [scorer.score(n, line) for n, line in enumerate(mixed_lines(30, seed=12))]
+    whole, halves = Summary(), [Summary(), Summary()]
+    for n, item in enumerate(s for s in scored if s is not None):
         whole.add(item)
         halves[n % 2].add(item)
     halves[0].merge(halves[1])

@@ -369,3 +369,77 @@ def test_csv_cells_are_written_as_the_table_says() -> None:
     assert deal[13] == orjson.dumps(outcome["winners"]).decode()
     won = [row[-2] for row in csv.reader(io.StringIO(seats.getvalue().decode())) if row[7] == "0"]
     assert won == [("true" if s in outcome["winners"] else "false") for s in range(len(won))]
+
+
+def _deal_rows_of(body: dict[str, Any], ruleset: str) -> list[tuple[Any, ...]]:
+    """The rows of one game in the table of deals, computed here from its body."""
+    players = len(body["match"]["standings"])
+    illegal = body["illegal"]
+    out = []
+    for index, deal in enumerate(body["deals"]):
+        outcome = deal["outcome"]
+        totals = [score["total"] for score in deal["scores"]]
+        out.append((
+            body["status"], ruleset, players, index, *totals, *[None] * (5 - players),
+            None if outcome is None else tuple(outcome["winners"]),
+            None if outcome is None else outcome["reason"], len(deal["violations"]),
+            illegal["code"] if illegal and illegal["deal"] == index else None, None,
+        ))  # fmt: skip
+    if illegal and illegal["deal"] >= len(out):
+        out.append((body["status"], ruleset, players, illegal["deal"], *[None] * 7, 0,
+                    illegal["code"], None))  # fmt: skip
+    return out
+
+
+def _hard_logs() -> list[bytes]:
+    """Games of every ruleset and number of players, with renuncios, unfinished deals, and
+    illegal events: on a deal, and on a deal given after the match's end."""
+    import random
+
+    from arbiter.simulate import random_log
+
+    rng = random.Random(29)
+    combos = [("tute-2p", 2), ("tute-3p", 3), ("tute-4p", 4), ("tute-cabron", 3)]
+    combos += [("tute-gana-pierde", players) for players in (3, 4, 5)]
+    logs = []
+    for n in range(70):
+        ruleset, players = combos[n % len(combos)]
+        log = random_log(
+            ruleset, rng, players=players, deals=1 + n % 5, renuncio_rate=0.05,
+            finish_last=n % 3 != 0,
+        )  # fmt: skip
+        if n % 4 == 1 and n % 3:  # a finished last deal again: past the match's end, or not
+            log["deals"].append(log["deals"][-1])
+        elif n % 4 == 3 and log["deals"][-1]["events"]:  # its last event twice: illegal
+            log["deals"][-1]["events"].append(log["deals"][-1]["events"][-1])
+        logs.append(orjson.dumps(log))
+    return logs
+
+
+def test_rows_are_read_from_the_adjudication_without_making_the_body() -> None:
+    """The rows of both tables, read from the engine's adjudication, are those its body
+    says, for every ruleset and number of players; neither the rows nor the summary make the
+    body (its messages cost as much as the rows), which is made when asked for and is the
+    body of ``POST /v1/scores``."""
+    from arbiter.archive import formats
+    from arbiter.archive.records import Scorer
+    from arbiter.archive.summary import Summary
+
+    scorer, summary = Scorer.of(ScoringConfig(lang="es")), Summary()
+    codes = set()
+    for n, text in enumerate(_hard_logs()):
+        scored = scorer.score(n, text)
+        assert scored is not None and scored.replay is not None
+        deals, seats = formats.rows(scored), formats.seat_rows(scored)
+        summary.add(scored)
+        assert scored.made is None  # not made yet
+        log = orjson.loads(text)
+        body = arbiter.Referee().score(log).scores_dict("es")
+        assert scored.body == body
+        assert deals == _deal_rows_of(body, log["ruleset"])
+        source = f"in.ndjson:{n + 1}"
+        assert seats == [tuple(row.values())[4:] for row in _seats_of(text, source)]
+        illegal = body["illegal"]
+        codes.add(None if illegal is None else illegal["deal"] < len(body["deals"]))
+    assert codes == {None, True, False}  # none; on a deal; on a deal past the match's end
+    assert summary.to_dict()["renuncios"]["total"] > 0

@@ -30,7 +30,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 import orjson
 
 from arbiter.archive import Format, Table
-from arbiter.archive.records import Scored, Source, encode_body, stamp, stamped
+from arbiter.archive.records import ENGINE_TEXT, Scored, Source, encode_body, stamp, stamped
 from arbiter.contract import clip
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS
@@ -133,74 +133,82 @@ def local_payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Pa
 
 
 def rows(scored: Scored, text: bool = False) -> list[Row]:
-    """One row per deal of a scored line (one row for an error). With ``text``, ``winners``
-    as CSV writes it: its JSON text (``[0,2]``, text in every file, never a number)."""
-    error = scored.error
-    if error is not None:
+    """One row per deal of a scored line (one row for an error), read from the engine's
+    adjudication (:attr:`Scored.replay`). With ``text``, ``winners`` as CSV writes it: its
+    JSON text (``[0,2]``, text in every file, never a number)."""
+    replay = scored.replay
+    if replay is None:
+        error = scored.body["error"]
         first = error["errors"][0]["message"] if error["errors"] else ""
         message = clip(f"{error['title']}: {first}")
         return [("error", None, None, None, *(None,) * MAX_SEATS, None, None, None, None, message)]
-    body = scored.body
-    status, ruleset = body["status"], scored.ruleset
-    players = len(body["match"]["standings"])
+    match = replay.match
+    status, ruleset = ENGINE_TEXT[match.status], scored.ruleset
+    players = len(match.header.players)
     absent = (None,) * (MAX_SEATS - players)  # the totals of seats past the table's
-    illegal = body["illegal"]
-    illegal_deal = -1 if illegal is None else illegal["deal"]
+    illegal = match.illegal
+    illegal_deal = -1 if illegal is None else illegal.deal
     out: list[Row] = []
-    for index, deal in enumerate(body["deals"]):
-        outcome = deal["outcome"]
+    for index, record in enumerate(match.deals):
+        outcome = record.outcome
         if outcome is None:
-            winners = reason = None
+            winners: tuple[int, ...] | str | None = None
+            reason = None
         else:
-            winners = _seats_text(outcome["winners"]) if text else tuple(outcome["winners"])
-            reason = outcome["reason"]
+            winners = _seats_text(outcome.winners) if text else outcome.winners
+            reason = ENGINE_TEXT[outcome.reason]
+        state = record.state
         out.append(
             (
                 status,
                 ruleset,
                 players,
                 index,
-                *[score["total"] for score in deal["scores"]],  # in the order of the seats
+                *state.totals(),
                 *absent,
                 winners,
                 reason,
-                len(deal["violations"]),
-                illegal["code"] if index == illegal_deal else None,
+                len(state.violations),
+                ENGINE_TEXT[illegal.code]
+                if illegal is not None and index == illegal_deal
+                else None,
                 None,
             )
         )
     if illegal is not None and illegal_deal >= len(out):  # a deal past the match's end
         nothing = (None,) * MAX_SEATS
         row = (status, ruleset, players, illegal_deal, *nothing)
-        out.append((*row, None, None, 0, illegal["code"], None))
+        out.append((*row, None, None, 0, ENGINE_TEXT[illegal.code], None))
     return out
 
 
-def _seats_text(seats: list[int]) -> str:
+def _seats_text(seats: tuple[int, ...]) -> str:
     return orjson.dumps(seats).decode()
 
 
 def seat_rows(scored: Scored, text: bool = False) -> list[Row]:
     """One row per seat of each deal of a scored line (none for an error: the per-deal table
-    has it). With ``text``, ``won`` as CSV writes it: ``true`` or ``false``."""
-    if scored.error is not None:
+    has it), read as :func:`rows` reads them. With ``text``, ``won`` as CSV writes it:
+    ``true`` or ``false``."""
+    replay = scored.replay
+    if replay is None:
         return []
-    body = scored.body
-    status, ruleset = body["status"], scored.ruleset
-    names = [standing["player"] for standing in body["match"]["standings"]]
+    match = replay.match
+    status, ruleset = ENGINE_TEXT[match.status], scored.ruleset
+    names = match.header.players
     players = len(names)
     out: list[Row] = []
-    for index, deal in enumerate(body["deals"]):
-        outcome = deal["outcome"]
-        winners = None if outcome is None else outcome["winners"]
-        reason = None if outcome is None else outcome["reason"]
-        violations = deal["violations"]
-        for score in deal["scores"]:
-            seat = score["seat"]
+    for index, record in enumerate(match.deals):
+        outcome = record.outcome
+        winners = None if outcome is None else outcome.winners
+        reason = None if outcome is None else ENGINE_TEXT[outcome.reason]
+        state = record.state
+        totals, tricks, violations = state.totals(), state.tricks_won, state.violations
+        for seat in range(players):
             broken = _NONE_BROKEN
             if violations:
-                obligations = [v["obligation"] for v in violations if v["seat"] == seat]
-                broken = (len(obligations), *[obligations.count(o) for o in _OBLIGATIONS])
+                obligations = [v.obligation for v in violations if v.seat == seat]
+                broken = (len(obligations), *[obligations.count(o) for o in Obligation])
             out.append(
                 (
                     status,
@@ -209,8 +217,8 @@ def seat_rows(scored: Scored, text: bool = False) -> list[Row]:
                     index,
                     seat,
                     names[seat],
-                    score["total"],
-                    score["tricks"],
+                    totals[seat],
+                    tricks[seat],
                     *broken,
                     _won(seat, winners, text),
                     reason,
@@ -219,13 +227,11 @@ def seat_rows(scored: Scored, text: bool = False) -> list[Row]:
     return out
 
 
-#: The obligations, in the order of their columns.
-_OBLIGATIONS: Final = tuple(o.value for o in Obligation)
 #: A seat's renuncios, and those against each obligation, in a deal without any.
-_NONE_BROKEN: Final = (0,) * (1 + len(_OBLIGATIONS))
+_NONE_BROKEN: Final = (0,) * (1 + len(Obligation))
 
 
-def _won(seat: int, winners: list[int] | None, text: bool) -> bool | str | None:
+def _won(seat: int, winners: tuple[int, ...] | None, text: bool) -> bool | str | None:
     """Whether ``seat`` won (None: not decided); with ``text``, as JSON says it."""
     if winners is None:
         return None

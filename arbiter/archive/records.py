@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any, Final, NamedTuple
 
 import orjson
@@ -24,8 +24,13 @@ import orjson
 from arbiter.contract import MAX_ID_LENGTH, error_list, input_errors
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import Limits
+from arbiter.engine.match import Status
+from arbiter.engine.obligations import Obligation
+from arbiter.engine.scoring import Reason
+from arbiter.engine.state import IllegalCode
 from arbiter.i18n import Lang
 from arbiter.jsontext import JsonTextError, loads
+from arbiter.report import Replay
 from arbiter.service import Referee
 from arbiter.settings import Settings
 
@@ -33,6 +38,12 @@ from arbiter.settings import Settings
 JSON_SPACE: Final = b" \t\r\n"
 
 _log = logging.getLogger("arbiter.archive")
+
+#: The text of the engine's values that the summary and the tables count and write (a dict
+#: lookup: ``.value`` is a descriptor written in Python).
+ENGINE_TEXT: Final[dict[StrEnum, str]] = {
+    m: m.value for e in (Status, Reason, Obligation, IllegalCode) for m in e
+}
 
 Source = str | int
 
@@ -69,18 +80,34 @@ class LineError(Enum):
 @dataclass(slots=True)
 class Scored:
     """A line scored: its index among the lines of what was read (0 for the first), the
-    ``id`` its log gave (None: the source stands for it), the body (scores, or ``error``) and
-    the log's ruleset (None for an error)."""
+    ``id`` its log gave (None: the source stands for it), and either its error's body or the
+    log's ruleset and the engine's adjudication of it (:attr:`replay`), what the summary and
+    the rows of the tables are read from. A game's body (scores, in the words of ``lang``) is
+    made from the replay only when asked for (:attr:`body`): a table never needs it."""
 
     # not frozen: a frozen dataclass sets each field through object.__setattr__, and one is
     # made per line of a run (callgrind: 1.3K instructions a line less)
     index: int
     given_id: str | None
-    body: dict[str, Any]
+    #: the body, once made (an error's from the start)
+    made: dict[str, Any] | None
     ruleset: str | None = None
+    replay: Replay | None = None
+    lang: Lang = "en"
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The body of the line: its scores (``POST /v1/scores``), or ``error``."""
+        body = self.made
+        if body is None:
+            assert self.replay is not None
+            body = self.made = self.replay.scores_dict(self.lang)
+        return body
 
     @property
     def error(self) -> dict[str, Any] | None:
+        if self.replay is not None:
+            return None
         error: dict[str, Any] | None = self.body.get("error")
         return error
 
@@ -157,24 +184,27 @@ class Scorer:
         ):
             message = f"must be a string of 1 to {MAX_ID_LENGTH} characters"
             return Scored(index, None, self._error(LineError.INVALID_ID, message, "/id"))
-        return Scored(index, given_id, *self._scores(log))
+        return self._scores(index, given_id, log)
 
     def no_log(self, index: int) -> Scored:
         """The line of a file that was to hold one log and holds only white space."""
         message = "the file is empty: a .json file holds one game log"
         return Scored(index, None, self._error(LineError.NOT_JSON, message))
 
-    def _scores(self, log: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    def _scores(self, index: int, given_id: str | None, log: dict[str, Any]) -> Scored:
         try:
-            body = self.referee.score(log).scores_dict(self.config.lang)
+            replay = self.referee.score(log)
         except ArbiterError as err:
             listed, omitted = input_errors(err)
-            return line_error(LineError.INVALID_LOG, listed, omitted, self.config.max_errors), None
+            error = line_error(LineError.INVALID_LOG, listed, omitted, self.config.max_errors)
+            return Scored(index, given_id, error)
         except Exception as err:  # a fault of the referee must not stop a run of millions
             _log.error("the referee failed on a line: %r", err)
             _log.debug("the referee failed on a line", exc_info=True)
-            return self._error(LineError.INTERNAL, "the referee failed on this line"), None
-        return body, log["ruleset"]
+            error = self._error(LineError.INTERNAL, "the referee failed on this line")
+            return Scored(index, given_id, error)
+        # its body is made when asked for: a table's rows and the summary need none
+        return Scored(index, given_id, None, log["ruleset"], replay, self.config.lang)
 
     def _error(self, kind: LineError, message: str, pointer: str = "") -> dict[str, Any]:
         errors = [{"pointer": pointer, "message": message}]

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from arbiter.archive.records import Scored
+from arbiter.archive.records import ENGINE_TEXT, Scored
 
 #: The status of a line that was not scored (games by status).
 ERROR = "error"
@@ -41,32 +41,33 @@ class Summary:
 
     def add(self, scored: Scored) -> None:
         # Once per game of a run: what it reads is bound to locals, and a deal without
-        # renuncios (most of them) costs no loop.
+        # renuncios (most of them) costs no loop. A game is counted from the engine's
+        # adjudication, not from its body (which a table never makes).
         self.games += 1
-        body = scored.body
-        error = body.get("error")
-        if error is not None:
+        replay = scored.replay
+        if replay is None:
             self.statuses[ERROR] += 1
-            self.errors[error["title"]] += 1
+            self.errors[scored.body["error"]["title"]] += 1
             return
-        self.statuses[body["status"]] += 1
+        match = replay.match
+        self.statuses[ENGINE_TEXT[match.status]] += 1
         ruleset = scored.ruleset or ""
         self.rulesets[ruleset] += 1
-        deals = body["deals"]
+        deals = match.deals
         self.deals += len(deals)
         outcomes = self.outcomes
         renuncios = 0
         for deal in deals:
-            outcome = deal["outcome"]
-            outcomes[UNFINISHED if outcome is None else outcome["reason"]] += 1
-            violations = deal["violations"]
+            outcome = deal.outcome
+            outcomes[UNFINISHED if outcome is None else ENGINE_TEXT[outcome.reason]] += 1
+            violations = deal.state.violations
             if violations:
                 for violation in violations:
-                    self.renuncios[(ruleset, violation["obligation"])] += 1
+                    self.renuncios[(ruleset, ENGINE_TEXT[violation.obligation])] += 1
                 renuncios += len(violations)
-        illegal = body["illegal"]
+        illegal = match.illegal
         if illegal is not None:
-            self.illegal[illegal["code"]] += 1
+            self.illegal[ENGINE_TEXT[illegal.code]] += 1
         if renuncios or illegal is not None:
             self.breaches += 1
 
