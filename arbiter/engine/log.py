@@ -102,6 +102,7 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
     if len(raw) not in ruleset.players:
         counts = " or ".join(str(n) for n in ruleset.players)
         raise LogError(f"{ruleset.name} is played by {counts} players", ("players",))
+    seen: set[str] = set()  # the names before i (not raw[:i]: a slice and a walk per name)
     for i, name in enumerate(raw):
         if not isinstance(name, str) or not name.strip():
             raise LogError("must be a non-empty name", ("players", i))
@@ -110,8 +111,9 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
         unfit = name_problem(name)
         if unfit is not None:
             raise LogError(unfit, ("players", i))
-        if name in raw[:i]:
+        if name in seen:
             raise LogError(f"{name!r} is named twice", ("players", i))
+        seen.add(name)
     return tuple(raw)
 
 
