@@ -83,16 +83,18 @@ def parse_header(raw: object, limits: Limits = DEFAULT_LIMITS) -> Header:
     """The ruleset, options, notation and players of a log."""
     if not is_object(raw):
         raise LogError("the log must be a JSON object")
-    if "ruleset" not in raw:
+    # read as a dict: the compiled build's dict operations, not generic calls on a Mapping
+    log: dict[str, Any] = raw if type(raw) is dict else dict(raw)
+    if "ruleset" not in log:
         raise LogError("missing", ("ruleset",))
-    ruleset = get_ruleset(raw["ruleset"])
-    if "options" in raw and not is_object(raw["options"]):
+    ruleset = get_ruleset(log["ruleset"])
+    if "options" in log and not is_object(log["options"]):
         raise LogError("must be an object", ("options",))
-    options = resolve_options(ruleset, raw.get("options"))
-    notation = raw.get("notation", "spanish")
+    options = resolve_options(ruleset, log.get("options"))
+    notation = log.get("notation", "spanish")
     if notation not in NOTATIONS:
         raise LogError("must be spanish or french", ("notation",))
-    players = _players(ruleset, raw.get("players"), limits.max_name_length)
+    players = _players(ruleset, log.get("players"), limits.max_name_length)
     return Header(ruleset, options, cast(Notation, notation), players)
 
 

@@ -71,8 +71,10 @@ def side_of(ruleset: Ruleset, seat: int) -> tuple[int, ...]:
 
 
 def _split(players: int, winners: set[int], reason: Reason) -> Outcome:
+    # the seats in order, not sorted(winners): winners are seats (a builtin call fewer)
+    won = tuple([s for s in range(players) if s in winners])
     losers = tuple([s for s in range(players) if s not in winners])
-    return Outcome(tuple(sorted(winners)), losers, reason)
+    return Outcome(won, losers, reason)
 
 
 def deal_outcome(state: DealState) -> Outcome:

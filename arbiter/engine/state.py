@@ -331,7 +331,7 @@ class DealState:
         self.players = players
         self.must_trump = options.trump_when_cannot_overtrump
         self.relief = ruleset.pairs and options.partner_relief
-        self.calls_in_trick = ruleset.cantes == CanteStyle.IN_TRICK
+        self.calls_in_trick = ruleset.cantes is CanteStyle.IN_TRICK
         self.call_masks = _CALL_MASKS[options.call_ranks]
         self.total_tricks = ruleset.tricks(players)
         self.trump = NO_TRUMP
