@@ -26,6 +26,16 @@ def _ledger(tmp_path: Path, options: dict[str, str] = OPTIONS) -> Ledger:
     return Ledger.start(FileTarget(tmp_path / "out.ndjson"), Format.NDJSON, inputs, options)
 
 
+def _three_inputs(tmp_path: Path, games: int, seed: int) -> list[Path]:
+    """Three NDJSON files of ``games``, ``games + 1`` and ``games + 2`` games."""
+    inputs = []
+    for n in range(3):
+        path = tmp_path / f"in{n}.ndjson"
+        path.write_bytes(ndjson(game_lines(games + n, seed=seed + n)))
+        inputs.append(path)
+    return inputs
+
+
 def test_a_manifest_is_read_back_only_for_the_run_it_describes(tmp_path: Path) -> None:
     games = tmp_path / "games.ndjson"
     games.write_bytes(ndjson(game_lines(3, seed=1)))
@@ -84,11 +94,7 @@ def test_large_inputs_are_checksummed_beside_the_run(
         real(self, path)
 
     monkeypatch.setattr(output._Checksum, "__init__", spy)
-    inputs = []
-    for n in range(3):
-        path = tmp_path / f"in{n}.ndjson"
-        path.write_bytes(ndjson(game_lines(5 + n, seed=60 + n)))
-        inputs.append(path)
+    inputs = _three_inputs(tmp_path, games=5, seed=60)
     out = tmp_path / "scores.ndjson"
     status = main(["score", *map(str, inputs), "--out", str(out), "--quiet", "--jobs", "1"])
     assert status in (0, 1)
@@ -130,11 +136,7 @@ def test_parts_are_checksummed_behind_the_writer(
         real(self, path, start)
 
     monkeypatch.setattr(output._PartChecksum, "__init__", spy)
-    inputs = []
-    for n in range(3):
-        path = tmp_path / f"in{n}.ndjson"
-        path.write_bytes(ndjson(game_lines(9 + n, seed=70 + n)))
-        inputs.append(path)
+    inputs = _three_inputs(tmp_path, games=9, seed=70)
     target = tmp_path / out
     given = [*map(str, inputs), "--out", str(tmp_path) + "/" + out, "--quiet", "--jobs", "1"]
     status = main(["score", *given])
