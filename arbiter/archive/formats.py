@@ -7,7 +7,8 @@ A worker encodes each scored line into a *payload* (:func:`payload`): the JSON o
 NDJSON, its rows (without the columns of where the line was) for CSV, and those rows as JSON
 objects, one a line, for Parquet (bytes: what a worker sends back costs one copy, not the
 pickling of every cell); the process that writes adds ``id``, ``source``, ``file`` and
-``line``, which only it knows (:class:`Writer`). The Parquet writer turns its rows into
+``line``, which only it knows (:class:`Writer`); an archive run's NDJSON lines come a piece
+at a time, numbered (:meth:`NdjsonWriter.write_lines`). The Parquet writer turns its rows into
 columns with Arrow's own JSON reader, typed by the schema: no Python object per cell, and
 none of ``pyarrow.array``'s checks for pandas values, which import pandas (some 50 MB) when it
 is installed.
@@ -30,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 import orjson
 
 from arbiter.archive import Format, Table
-from arbiter.archive.records import Scored, Source, encode_body, stamp, stamped
+from arbiter.archive.records import Scored, Source, encode_body, stamp
 from arbiter.contract import clip
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS
@@ -107,9 +108,8 @@ PARQUET_READ_ROWS: Final = 8192
 
 #: A row without its id, source, file and line.
 Row = tuple[Any, ...]
-#: What a worker sends back for one line (:func:`payload`); where lines are written as they
-#: are scored, an NDJSON line is the :class:`Scored` itself (:func:`local_payload`).
-Payload = bytes | list[Row] | Scored
+#: What a worker sends back for one line (:func:`payload`).
+Payload = bytes | list[Row]
 
 
 def columns(table: Table) -> tuple[Column, ...]:
@@ -125,13 +125,6 @@ def payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
     if fmt is Format.PARQUET:
         return json_rows(found, table)
     return found
-
-
-def local_payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
-    """What a line scored in the process that writes it hands to the writer: for NDJSON the
-    :class:`Scored` itself (the writer encodes the whole line at once: :func:`stamped`),
-    else its :func:`payload`."""
-    return scored if fmt is Format.NDJSON else payload(fmt, scored, table)
 
 
 def json_rows(found: list[Row], table: Table) -> bytes:
@@ -243,13 +236,13 @@ class NdjsonWriter:
         self._size = 0
 
     def write(self, given_id: str | None, source: Source, data: Payload) -> None:
-        if isinstance(data, Scored):
-            line = stamped(data, source)
-        else:
-            assert isinstance(data, bytes)
-            line = stamp(given_id, source, data)
-        self._lines.append(line)
-        self._size += len(line)
+        assert isinstance(data, bytes)
+        self.write_lines(stamp(given_id, source, data))
+
+    def write_lines(self, lines: bytes) -> None:
+        """Whole lines, ``id`` and ``source`` in them (an archive run's: a piece's at once)."""
+        self._lines.append(lines)
+        self._size += len(lines)
         if self._size >= NDJSON_BYTES:
             self._hand_over()
 
