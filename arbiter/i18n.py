@@ -183,4 +183,4 @@ class Phrases:
     def names(self, seats: Sequence[int]) -> str:
         if not seats:
             return self._text["nobody"]
-        return self._text["and"].join(self.players[s] for s in seats)
+        return self._text["and"].join([self.players[s] for s in seats])  # compiled: no generator

@@ -15,8 +15,12 @@ difference divided by the deals is the mode's count per deal. ``PYTHONHASHSEED``
 the mean over the seeds given.
 
 Modes: ``replay`` (``arbiter.replay(log)``), ``to_dict`` (``.to_dict()`` of it), ``bytes``
-(``orjson.dumps`` of that: the answer's bytes, as the API writes them) and ``engine``
-(``arbiter.engine.match.replay(log)``, no service, no answer).
+(``orjson.dumps`` of that: the answer's bytes, as the API writes them), ``engine``
+(``arbiter.engine.match.replay(log)``, no service, no answer) and ``scores``
+(``Referee().score(log).scores_dict("en")``: a line's body as ``arbiter score`` makes it).
+
+``--archive PATH`` takes the logs from an NDJSON archive instead: its first ``--deals`` lines
+of ``--ruleset`` (tute-4p unless told), e.g. ``--archive /tmp/ar/20k.ndjson --ruleset tute-2p``.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MODES = ("replay", "to_dict", "bytes", "engine")
+MODES = ("replay", "to_dict", "bytes", "engine", "scores")
 NONE = "none"
 
 
@@ -45,12 +49,15 @@ def _child(tree: str, mode: str, path: str) -> int:
         raise SystemExit(f"arbiter imported from {arbiter.__file__}, not from {tree}")
     from arbiter.engine.match import replay as engine
 
+    referee = arbiter.Referee()
+
     texts = Path(path).read_bytes().splitlines()
     logs = [orjson.loads(text) for text in texts]
     first = orjson.loads(texts[0])
     arbiter.replay(first)
     orjson.dumps(arbiter.replay(first).to_dict())
     engine(first)
+    referee.score(first).scores_dict("en")
     if mode == "replay":
         for log in logs:
             arbiter.replay(log)
@@ -63,6 +70,9 @@ def _child(tree: str, mode: str, path: str) -> int:
     elif mode == "engine":
         for log in logs:
             engine(log)
+    elif mode == "scores":
+        for log in logs:
+            referee.score(log).scores_dict("en")
     print(arbiter.BUILD)
     return 0
 
@@ -75,6 +85,20 @@ def _write_logs(deals: int, seed: int, path: Path) -> None:
 
     logs = make_logs("tute-4p", 4, deals, seed)
     path.write_bytes(b"".join(orjson.dumps(log) + b"\n" for log in logs))
+
+
+def _copy_logs(archive: Path, ruleset: str, deals: int, path: Path) -> None:
+    """The first ``deals`` lines of ``archive`` that are logs of ``ruleset``, as they are."""
+    import orjson
+
+    kept: list[bytes] = []
+    with archive.open("rb") as lines:
+        for line in lines:
+            if orjson.loads(line).get("ruleset") == ruleset:
+                kept.append(line.rstrip(b"\n") + b"\n")
+                if len(kept) == deals:
+                    break
+    path.write_bytes(b"".join(kept))
 
 
 def _count(tree: Path, mode: str, logs: Path, hash_seed: int, pure: bool, work: Path) -> int:
@@ -109,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hash-seeds", default="0", help="PYTHONHASHSEED values, e.g. 0,1,2")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated modes")
     parser.add_argument("--jobs", type=int, default=4, help="valgrind runs at once (default 4)")
+    parser.add_argument("--archive", type=Path, help="take the logs from this NDJSON archive")
+    parser.add_argument("--ruleset", default="tute-4p", help="the archive's logs of this ruleset")
     parser.add_argument("--pure", action="store_true", help="the pure build (ARBITER_PURE=1)")
     ns = parser.parse_args(args)
     modes = [m for m in ns.modes.split(",") if m]
@@ -120,14 +146,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as temporary:
         work = Path(temporary)
         logs = work / "logs.jsonl"
-        _write_logs(ns.deals, ns.seed, logs)
+        if ns.archive is None:
+            _write_logs(ns.deals, ns.seed, logs)
+        else:
+            _copy_logs(ns.archive, ns.ruleset, ns.deals, logs)
         # every run at once: a count does not depend on what else the machine does
         runs = [(mode, s) for mode in (NONE, *modes) for s in seeds]
         with ThreadPoolExecutor(max_workers=ns.jobs) as pool:
             done = pool.map(lambda run: _count(tree, run[0], logs, run[1], ns.pure, work), runs)
             counts = dict(zip(runs, done, strict=True))
         build = "pure" if ns.pure else "compiled"
-        print(f"{tree} ({build}), {ns.deals} tute-4p deals, hash seeds {ns.hash_seeds}:")
+        source = "" if ns.archive is None else f" of {ns.archive}"
+        what = f"{ns.deals} {ns.ruleset if ns.archive else 'tute-4p'} deals{source}"
+        print(f"{tree} ({build}), {what}, hash seeds {ns.hash_seeds}:")
         print("instructions per deal (mean over the seeds), the seeds' own in brackets")
         for mode in modes:
             per = [(counts[mode, s] - counts[NONE, s]) / ns.deals for s in seeds]

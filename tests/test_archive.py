@@ -273,6 +273,30 @@ def test_pieces_and_workers_give_the_bytes_of_one_pass(tmp_path: Path, block: in
         assert _run(inputs, Format.NDJSON, way, block) == one_pass, way
 
 
+def test_percent_signs_and_quotes_in_names_ids_and_bodies_come_out_as_written(
+    tmp_path: Path,
+) -> None:
+    # an NDJSON piece is written as a %-format whose blanks are the line numbers: every other
+    # % of the line (the file's name, the log's id, a player's name) must come out as it was
+    folder = tmp_path / 'a "100%d" %s%%\\ folder'
+    folder.mkdir()
+    lines = []
+    for n, line in enumerate(game_lines(6, 5)):
+        log = orjson.loads(line)
+        log["players"][0] = '50% "p%d"\\'
+        if n % 2:
+            log["id"] = f"%d %s %% {n}"
+        else:
+            log.pop("id", None)
+        lines.append(orjson.dumps(log))
+    (folder / "%d%%.ndjson").write_bytes(b"\n".join(lines) + b"\n\n{not json %d}\n")
+    inputs = expand([str(folder)]).inputs
+    one_pass = b"".join(orjson.dumps(line) + b"\n" for line in arbiter.score_file(folder))
+    assert one_pass.count(b"%d") > 6 and b'\\"100%d\\"' in one_pass
+    for way in ("here", "workers"):
+        assert _run(inputs, Format.NDJSON, way, 4096) == one_pass, way
+
+
 # --- the command -------------------------------------------------------------------------
 
 

@@ -6,9 +6,10 @@ obligation, whether they won).
 A worker encodes each scored line into a *payload* (:func:`payload`): the JSON of its body for
 NDJSON, its rows (without the columns of where the line was) for CSV and Parquet; the process
 that writes adds ``id``, ``source``, ``file`` and ``line``, which only it knows
-(:class:`Writer`). The Parquet writer turns its rows into Arrow columns made from buffers
-(:func:`arrow_columns`): one copy of each cell, and none of ``pyarrow.array``'s checks for
-pandas values, which import pandas (some 50 MB) when it is installed.
+(:class:`Writer`); an archive run's NDJSON lines come a piece at a time, numbered
+(:meth:`NdjsonWriter.write_lines`). The Parquet writer turns its rows into Arrow columns made
+from buffers (:func:`arrow_columns`): one copy of each cell, and none of ``pyarrow.array``'s
+checks for pandas values, which import pandas (some 50 MB) when it is installed.
 The columns are declared once (:data:`DEALS`, :data:`SEATS`: name, type, meaning): the CSV
 header, the Parquet schema and its file metadata come from them, and docs/archives.md lists
 them (a test compares). Every file has the same schema whatever it holds: a column is typed
@@ -30,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 import orjson
 
 from arbiter.archive import Format, Table
-from arbiter.archive.records import ENGINE_TEXT, Scored, Source, encode_body, stamp, stamped
+from arbiter.archive.records import ENGINE_TEXT, Scored, Source, encode_body, stamp
 from arbiter.contract import clip
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS
@@ -90,13 +91,6 @@ SEATS: Final = (
 _NEVER_NULL: Final = ("id", "source", "line")
 #: The per-deal table's column names.
 COLUMNS: Final = tuple(column.name for column in DEALS)
-#: The columns of where a line was, which the writer adds to its rows: id, source, file, line.
-_HEAD: Final = 4
-#: The names of a row's values (:data:`Row`: without the columns of where the line was).
-_ROW_NAMES: Final = {
-    table: tuple(column.name for column in declared[_HEAD:])
-    for table, declared in ((Table.DEALS, DEALS), (Table.SEATS, SEATS))
-}
 #: Bytes of NDJSON lines gathered before they are written.
 NDJSON_BYTES: Final = 1 << 20
 #: Rows buffered before a Parquet row group is written.
@@ -108,9 +102,8 @@ PARQUET_BATCH_ROWS: Final = 2048
 
 #: A row without its id, source, file and line.
 Row = tuple[Any, ...]
-#: What a worker sends back for one line (:func:`payload`); where lines are written as they
-#: are scored, an NDJSON line is the :class:`Scored` itself (:func:`local_payload`).
-Payload = bytes | list[Row] | Scored
+#: What a worker sends back for one line (:func:`payload`).
+Payload = bytes | list[Row]
 
 
 def columns(table: Table) -> tuple[Column, ...]:
@@ -124,13 +117,6 @@ def payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
         return encode_body(scored)
     text = fmt is Format.CSV
     return rows(scored, text) if table is Table.DEALS else seat_rows(scored, text)
-
-
-def local_payload(fmt: Format, scored: Scored, table: Table = Table.DEALS) -> Payload:
-    """What a line scored in the process that writes it hands to the writer: for NDJSON the
-    :class:`Scored` itself (the writer encodes the whole line at once: :func:`stamped`),
-    else its :func:`payload`."""
-    return scored if fmt is Format.NDJSON else payload(fmt, scored, table)
 
 
 def rows(scored: Scored, text: bool = False) -> list[Row]:
@@ -271,13 +257,13 @@ class NdjsonWriter:
         self._size = 0
 
     def write(self, given_id: str | None, source: Source, data: Payload) -> None:
-        if isinstance(data, Scored):
-            line = stamped(data, source)
-        else:
-            assert isinstance(data, bytes)
-            line = stamp(given_id, source, data)
-        self._lines.append(line)
-        self._size += len(line)
+        assert isinstance(data, bytes)
+        self.write_lines(stamp(given_id, source, data))
+
+    def write_lines(self, lines: bytes) -> None:
+        """Whole lines, ``id`` and ``source`` in them (an archive run's: a piece's at once)."""
+        self._lines.append(lines)
+        self._size += len(lines)
         if self._size >= NDJSON_BYTES:
             self._hand_over()
 

@@ -255,6 +255,8 @@ class Ledger:
     _saved: float = 0.0
     #: input number → its checksum being computed beside the run (:class:`_Checksum`)
     _checksums: dict[int, _Checksum] = field(default_factory=dict)
+    #: input number → the checksum of its bytes in its part, following the writer
+    _parts: dict[int, _PartChecksum] = field(default_factory=dict)
 
     @classmethod
     def start(
@@ -269,12 +271,7 @@ class Ledger:
         entry = self.entries[number]
         if entry.part is None:
             entry.part, entry.part_start = part, at
-        if (
-            entry.kind != Kind.STDIN.value
-            and not is_remote(entry.path)
-            and (entry.size or 0) >= _BESIDE_BYTES
-            and number not in self._checksums
-        ):
+        if entry.kind != Kind.STDIN.value and _beside(entry) and number not in self._checksums:
             # A large input's checksum, computed at its end, was a pause of the run (1.85 GB
             # of a million games: 1.4 s) with the workers of --jobs idle; beside the run, on a
             # thread (hashlib and reads let go of the GIL), it is ready when the input is.
@@ -292,6 +289,14 @@ class Ledger:
             entry.problem = result.problem
             self.problems.append(result.problem)
         entry.part_bytes = None if position is None else position - entry.part_start
+        if position is not None and entry.part is not None and _beside(entry):
+            # The part's checksum at the input's end was a pause too (2 GB of a million
+            # games' lines: 1.1 s); a thread hashes what is written, up to the last piece.
+            follower = self._parts.get(result.input)
+            if follower is None:
+                part = self.target.partial(entry.part)
+                follower = self._parts[result.input] = _PartChecksum(part, entry.part_start)
+            follower.advance(position)
         self.summary.merge(result.summary)
         if time.monotonic() - self._saved >= CHECKPOINT_SECONDS:
             self.save()
@@ -305,8 +310,13 @@ class Ledger:
             beside = self._checksums.pop(number, None)
             entry.sha256 = checksum(entry.path) if beside is None else beside.result()
         if entry.part is not None and entry.part_bytes is not None:
-            part = self.target.partial(entry.part)
-            entry.part_sha256 = checksum(part, entry.part_start, entry.part_bytes)
+            follower = self._parts.pop(number, None)
+            end = entry.part_start + entry.part_bytes
+            if follower is not None:
+                entry.part_sha256 = follower.result(end)
+            else:
+                part = self.target.partial(entry.part)
+                entry.part_sha256 = checksum(part, entry.part_start, entry.part_bytes)
 
     # --- the end of a run --------------------------------------------------------------------
 
@@ -477,6 +487,11 @@ def earlier(continued: Continued | None) -> Outcome:
 _BESIDE_BYTES: Final = 16 * _CHUNK
 
 
+def _beside(entry: Entry) -> bool:
+    """Is ``entry`` large enough to be checksummed on threads (a file of this machine)?"""
+    return not is_remote(entry.path) and (entry.size or 0) >= _BESIDE_BYTES
+
+
 class _Checksum:
     """The :func:`checksum` of a whole file, computed on a thread of its own (a daemon: a run
     that stops does not wait for it); :meth:`result` waits for it, and raises what it raised."""
@@ -501,6 +516,69 @@ class _Checksum:
             raise self._error
         assert self._value is not None
         return self._value
+
+
+class _PartChecksum:
+    """The :func:`checksum` of an input's bytes in its part from byte ``start``, computed on
+    a thread of its own (a daemon) behind the writer: told how far the part is written and
+    flushed (:meth:`advance`: bytes that stay, a run cut back keeps them), it reads and hashes
+    up to there; :meth:`result` waits for it to reach the end of the input's bytes, and raises
+    what it raised."""
+
+    def __init__(self, path: Path, start: int) -> None:
+        self._written = threading.Condition()
+        self._target = start
+        self._end: int | None = None
+        self._done = threading.Event()
+        self._value: str | None = None
+        self._error: BaseException | None = None
+        threading.Thread(target=self._run, args=(path, start), daemon=True).start()
+
+    def advance(self, position: int) -> None:
+        with self._written:
+            self._target = max(self._target, position)
+            self._written.notify()
+
+    def result(self, end: int) -> str:
+        with self._written:
+            self._end = end
+            self._written.notify()
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
+
+    def _run(self, path: Path, start: int) -> None:
+        digest = hashlib.sha256()
+        try:
+            with open(path, "rb") as f:
+                f.seek(start)
+                position = start
+                while (end := self._next(position)) is not None:
+                    for chunk in _chunks(f, end - position):
+                        digest.update(chunk)
+                        position += len(chunk)
+                    if position < end:
+                        raise OSError(f"{path} is shorter than its manifest says")
+            if position != self._end:  # read past the input's bytes: a checksum of others'
+                raise OSError(f"{path}: the input's bytes end at {self._end}, not {position}")
+            self._value = digest.hexdigest()
+        except BaseException as err:  # given to the run when it asks
+            self._error = err
+        finally:
+            self._done.set()
+
+    def _next(self, position: int) -> int | None:
+        """Where to read up to, once there is more (None: the end was reached)."""
+        with self._written:
+            while True:
+                if self._end is not None and position >= self._end:
+                    return None
+                target = self._target if self._end is None else self._end
+                if target > position:
+                    return target
+                self._written.wait()
 
 
 def checksum(path: Path | str, start: int = 0, size: int | None = None) -> str:

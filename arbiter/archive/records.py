@@ -237,16 +237,6 @@ def encode_body(scored: Scored) -> bytes:
     return orjson.dumps(scored.body)
 
 
-def stamped(scored: Scored, source: Source) -> bytes:
-    """The line of :func:`stamp` encoded at once (one ``orjson.dumps``, its newline
-    included): a line written where it was scored needs no body encoded on its own."""
-    ident = source if scored.given_id is None else scored.given_id
-    return orjson.dumps({"id": ident, "source": source, **scored.body}, option=_NEWLINE)
-
-
-_NEWLINE: Final = orjson.OPT_APPEND_NEWLINE
-
-
 def record(scored: Scored, source: Source) -> dict[str, Any]:
     """The line of a scored game as a dict: ``id``, ``source``, then the body."""
     ident = source if scored.given_id is None else scored.given_id

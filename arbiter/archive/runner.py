@@ -1,12 +1,14 @@
 """Running an archive: pieces scored here, in worker processes or on a Dask cluster, and
 written in input order.
 
-Every way runs the same two functions: :func:`scored_lines` reads and scores one piece where
+Every way runs the same two functions: :func:`score_piece` reads and scores one piece where
 it runs (this process, a worker process, a Dask worker), and a :class:`Sink` here writes what
-it scored, stamping each line with its ``id`` and ``source`` (only the reader of the whole input
-knows a line's number: a piece of a file knows where its lines are among its own). With workers,
-:func:`ordered` keeps a bounded window of tasks in flight and takes their results in order, so
-memory holds a few pieces' results whatever the size of the archive.
+it scored, in order. Only the reader of the whole input knows a line's number (a piece of a file
+knows where its lines are among its own): a piece's NDJSON lines are written where it is scored
+with a blank for each number (:class:`NumberedLines`), which the sink fills in at once for the
+whole piece; the rows of a table get their ``id`` and ``source`` from the sink's writer. With
+workers, :func:`ordered` keeps a bounded window of tasks in flight and takes their results in
+order, so memory holds a few pieces' results whatever the size of the archive.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+import orjson
+
 from arbiter.archive import Format, Table
-from arbiter.archive.formats import Payload, Writer, local_payload, payload
+from arbiter.archive.formats import NdjsonWriter, Payload, Writer, payload
 from arbiter.archive.inputs import (
     Input,
     InputError,
@@ -51,14 +55,67 @@ Item = tuple[int, str | None, Payload]
 
 
 @dataclass(slots=True)
+class NumberedLines:
+    """The NDJSON lines of a piece, ``id`` and ``source`` in them, but not yet the numbers of
+    the lines: a ``%``-format of the lines (``%d`` where a number goes, a ``%`` of their own
+    doubled) and the numbers among the piece's lines (from 1) that fill it, in order. The
+    process that writes fills it in one call (:meth:`filled`): what it does per piece, not per
+    line, so that workers scale."""
+
+    template: bytes = b""
+    numbers: list[int] = field(default_factory=list)
+
+    def filled(self, base: int) -> bytes:
+        """The lines of a piece that comes after the first ``base`` lines of its input."""
+        return self.template % tuple([base + number for number in self.numbers])
+
+
+class NdjsonLines:
+    """Writes the scored lines of one piece as :class:`NumberedLines` (:meth:`add`, once per
+    line: one call, where the sink, its numbering and the writer were four)."""
+
+    def __init__(self, name: str) -> None:
+        # the source of a line of the input called ``name``, as JSON, its number left blank:
+        # JSON escapes a string character by character, so ``"NAME:%d"`` filled is exactly
+        # orjson.dumps(f"{name}:{number}")
+        where = orjson.dumps(name)[:-1].replace(b"%", b"%%") + b':%d"'
+        self._both = b'{"id":' + where + b',"source":' + where + b","
+        self._source = b',"source":' + where + b","
+        self._parts: list[bytes] = []
+        self._numbers: list[int] = []
+
+    def add(self, _: PieceResult, scored: Scored) -> None:
+        number = scored.index + 1
+        given_id = scored.given_id
+        if given_id is None:  # the source stands for the id
+            self._parts.append(self._both)
+            self._numbers += (number, number)
+        else:
+            self._parts.append(b'{"id":' + _dumps(given_id).replace(b"%", b"%%") + self._source)
+            self._numbers.append(number)
+        # the body's object continued after the head: the same bytes as orjson.dumps of
+        # records.record (its keys after id and source), newline included
+        self._parts.append(_dumps(scored.body, option=_NEWLINE)[1:].replace(b"%", b"%%"))
+
+    def numbered(self) -> NumberedLines:
+        return NumberedLines(b"".join(self._parts), self._numbers)
+
+
+_dumps = orjson.dumps
+_NEWLINE = orjson.OPT_APPEND_NEWLINE
+
+
+@dataclass(slots=True)
 class PieceResult:
-    """A piece scored: its input, how many lines it had (blank ones too), its lines, their
-    summary, and what stopped its reading early (None: nothing)."""
+    """A piece scored: its input, how many lines it had (blank ones too), its lines (NDJSON:
+    ``ndjson``; a table: ``items``), their summary, and what stopped its reading early (None:
+    nothing)."""
 
     input: int
     lines: int
     size: int
     items: list[Item] = field(default_factory=list)
+    ndjson: NumberedLines | None = None
     summary: Summary = field(default_factory=Summary)
     problem: str | None = None
     #: the byte of its file where the piece after starts (None: not a byte range)
@@ -115,11 +172,21 @@ def run_task(
 ) -> list[PieceResult]:
     """A task scored where it runs (a worker process, a Dask worker): its pieces' results."""
     scorer = Scorer.of(config)
+    if fmt is Format.NDJSON:
+        return [_ndjson_piece(piece, scorer) for piece in task]
 
     def keep(result: PieceResult, s: Scored) -> None:
         result.items.append((s.index, s.given_id, payload(fmt, s, table)))
 
     return [score_piece(piece, scorer, keep) for piece in task]
+
+
+def _ndjson_piece(piece: Piece, scorer: Scorer) -> PieceResult:
+    """A piece scored, its lines as NDJSON waiting for their numbers."""
+    lines = NdjsonLines(piece.name)
+    result = score_piece(piece, scorer, lines.add)
+    result.ndjson = lines.numbered()
+    return result
 
 
 # --- writing in order --------------------------------------------------------------------
@@ -145,6 +212,10 @@ class Numbering:
 
     def source(self, index: int) -> Source:
         return f"{self._name}:{self._base + index + 1}"
+
+    def fill(self, lines: NumberedLines) -> bytes:
+        """The lines of the current piece, numbered."""
+        return lines.filled(self._base)
 
     def finish(self, lines: int) -> None:
         self._base += lines
@@ -200,6 +271,11 @@ class Sink:
     def put(self, index: int, given_id: str | None, data: Payload) -> None:
         assert self._writer is not None
         self._writer.write(given_id, self.numbering.source(index), data)
+
+    def put_ndjson(self, lines: NumberedLines) -> None:
+        """The NDJSON lines of the current piece."""
+        assert isinstance(self._writer, NdjsonWriter)
+        self._writer.write_lines(self.numbering.fill(lines))
 
     def finish(self, result: PieceResult) -> None:
         self.numbering.finish(result.lines)
@@ -287,18 +363,17 @@ def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     fmt, table, put = job.fmt, job.table, job.sink.put
 
     def write(_: PieceResult, s: Scored) -> None:
-        put(s.index, s.given_id, local_payload(fmt, s, table))
-
-    def write_ndjson(_: PieceResult, s: Scored) -> None:
-        put(s.index, s.given_id, s)  # local_payload's NDJSON payload, without its call a line
-
-    use = write_ndjson if fmt is Format.NDJSON else write
+        put(s.index, s.given_id, payload(fmt, s, table))
 
     max_line = job.config.max_line_bytes
     for task in plan(job.inputs, block, max_line, workers_read_gzip=False, resume=job.resume):
         for piece in task:
             job.sink.start(piece.input)
-            _done(job, score_piece(piece, scorer, use), outcome)
+            if fmt is Format.NDJSON:
+                result = _ndjson_piece(piece, scorer)
+            else:
+                result = score_piece(piece, scorer, write)
+            _done(job, result, outcome)
     return outcome
 
 
@@ -322,24 +397,38 @@ def run_with(
     return outcome
 
 
-def run_processes(job: Job, jobs: int, block: int = BLOCK_BYTES) -> Outcome:
-    """The run in ``jobs`` worker processes of this machine, four tasks in flight for each.
-    They read plain NDJSON files themselves; standard input and ``.gz`` files are read here
-    and sent as lines (a worker returns a task's results at once, and a task stays small)."""
+@contextlib.contextmanager
+def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+    """``jobs`` worker processes of this machine, started now: each is a new interpreter that
+    imports the engine (about 0.2 s), which then overlaps what the command does before its
+    first task (its own imports, opening the output) instead of following it. At the end the
+    workers are not waited for: the output is completed while they exit (the process waits
+    for them before it ends, and they die with it: :func:`worker_started`)."""
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads
     start = (os.getpid(),)
-    with ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=worker_started, initargs=start
-    ) as pool:
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=worker_started, initargs=start)
+    pool.submit(int)  # nothing to do: the pool starts its processes at its first task
+    try:
+        yield pool
+    finally:
+        _stop_workers(pool)
 
-        def submit(task: Task) -> Future:
-            return pool.submit(run_task, task, job.config, job.fmt, job.table)
 
-        try:
-            return run_with(job, submit, 4 * jobs, workers_read_gzip=False, block=block)
-        except BaseException:
-            _stop_workers(pool)
-            raise
+def run_processes(
+    job: Job, pool: ProcessPoolExecutor, jobs: int, block: int = BLOCK_BYTES
+) -> Outcome:
+    """The run in the ``jobs`` processes of ``pool`` (:func:`worker_pool`), four tasks in
+    flight for each. They read plain NDJSON files themselves; standard input and ``.gz`` files
+    are read here and sent as lines (a worker returns a task's results at once, and a task
+    stays small)."""
+
+    def submit(task: Task) -> Future:
+        return pool.submit(run_task, task, job.config, job.fmt, job.table)
+
+    try:
+        return run_with(job, submit, 4 * jobs, workers_read_gzip=False, block=block)
+    finally:
+        _stop_workers(pool)  # as soon as the last result is in, or the run stops
 
 
 def worker_started(parent: int) -> None:
@@ -361,13 +450,17 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """No task started after a run stops or fails; those running end (a piece: a fraction of a
-    second), and the workers with them. (Killing a worker could cut a result it is sending,
-    on which the executor would wait for ever.)"""
+    """No task started after a run ends, stops or fails; those running end (a piece: a
+    fraction of a second), and the workers with them. (Killing a worker could cut a result it
+    is sending, on which the executor would wait for ever.)"""
     pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _done(job: Job, result: PieceResult, outcome: Outcome) -> None:
+    """A piece's lines written (an NDJSON piece's now, at once), the piece counted."""
+    if result.ndjson is not None:
+        job.sink.put_ndjson(result.ndjson)
+        result.ndjson = None
     job.sink.finish(result)
     outcome.summary.merge(result.summary)
     if result.problem is not None:

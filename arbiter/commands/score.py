@@ -46,6 +46,8 @@ from arbiter.commands.console import (
 from arbiter.i18n import Lang
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from rich.console import Console
     from rich.progress import Progress, TaskID
     from rich.table import Table as RichTable
@@ -201,12 +203,31 @@ def run(args: argparse.Namespace) -> int:
     table = Table(args.table)
     if table is not Table.DEALS and fmt is Format.NDJSON:
         raise CommandError(words(lang, "score.table_needs_a_table"))
-    output = _output(found.inputs, (fmt, table), args.out, config, lang, resume=args.resume)
-    return _scored(args, found.skipped, output, config)
+    workers = _workers(args.jobs, lang)
+    with _pool(args.dask, workers) as pool:
+        output = _output(found.inputs, (fmt, table), args.out, config, lang, resume=args.resume)
+        return _scored(args, found.skipped, output, config, (workers, pool))
+
+
+@contextlib.contextmanager
+def _pool(dask: str | None, workers: int) -> Iterator[ProcessPoolExecutor | None]:
+    """The worker processes of a run with more than one, started as soon as the inputs are
+    known (:func:`arbiter.archive.runner.worker_pool`); None: the run is scored here or by Dask."""
+    if dask is not None or workers == 1:
+        yield None
+        return
+    from arbiter.archive.runner import worker_pool
+
+    with worker_pool(workers) as pool:
+        yield pool
 
 
 def _scored(
-    args: argparse.Namespace, skipped: Sequence[Skipped], output: _Output, config: ScoringConfig
+    args: argparse.Namespace,
+    skipped: Sequence[Skipped],
+    output: _Output,
+    config: ScoringConfig,
+    processes: tuple[int, ProcessPoolExecutor | None],
 ) -> int:
     """The run made and reported: its exit status."""
     from concurrent.futures.process import BrokenProcessPool
@@ -219,7 +240,6 @@ def _scored(
     lang: Lang = args.lang
     console = Console(stderr=True)
     fmt, table, inputs = Format(args.format), Table(args.table), output.sink.numbering.inputs
-    workers = _workers(args.jobs, lang)
     started = time.perf_counter()
     show = not args.quiet and console.is_terminal
     every = None if console.is_terminal else args.progress
@@ -227,7 +247,7 @@ def _scored(
     try:
         with _progress(console, inputs, lang, bar, show=show), _stopping():
             job = Job(inputs, config, fmt, output.sink, bar, output.resume, output.earlier, table)
-            outcome = _run(args.dask, workers, job)
+            outcome = _run(args.dask, processes, job)
             _hold_signals()  # the output is being completed: no signal leaves it half done
             output.sink.close()
             if output.ledger is not None:
@@ -320,9 +340,11 @@ def _hold_signals() -> None:
         signal.signal(name, signal.SIG_IGN)
 
 
-def _run(dask: str | None, jobs: int, job: Job) -> Outcome:
+def _run(dask: str | None, processes: tuple[int, ProcessPoolExecutor | None], job: Job) -> Outcome:
     from arbiter.archive.cluster import DaskUnavailable, connect, failure, from_dask, run_dask
     from arbiter.archive.runner import run_here, run_processes
+
+    jobs, pool = processes
 
     if dask is not None:
         try:
@@ -332,9 +354,9 @@ def _run(dask: str | None, jobs: int, job: Job) -> Outcome:
             if isinstance(err, DaskUnavailable) or not from_dask(err):
                 raise  # already said, or ours (the output)
             raise DaskUnavailable(failure(err, dask)) from None
-    if jobs == 1:
+    if pool is None:
         return run_here(job)
-    return run_processes(job, jobs)
+    return run_processes(job, pool, jobs)
 
 
 def _report(

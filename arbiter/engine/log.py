@@ -83,16 +83,18 @@ def parse_header(raw: object, limits: Limits = DEFAULT_LIMITS) -> Header:
     """The ruleset, options, notation and players of a log."""
     if not is_object(raw):
         raise LogError("the log must be a JSON object")
-    if "ruleset" not in raw:
+    # read as a dict: the compiled build's dict operations, not generic calls on a Mapping
+    log: dict[str, Any] = raw if type(raw) is dict else dict(raw)
+    if "ruleset" not in log:
         raise LogError("missing", ("ruleset",))
-    ruleset = get_ruleset(raw["ruleset"])
-    if "options" in raw and not is_object(raw["options"]):
+    ruleset = get_ruleset(log["ruleset"])
+    if "options" in log and not is_object(log["options"]):
         raise LogError("must be an object", ("options",))
-    options = resolve_options(ruleset, raw.get("options"))
-    notation = raw.get("notation", "spanish")
+    options = resolve_options(ruleset, log.get("options"))
+    notation = log.get("notation", "spanish")
     if notation not in NOTATIONS:
         raise LogError("must be spanish or french", ("notation",))
-    players = _players(ruleset, raw.get("players"), limits.max_name_length)
+    players = _players(ruleset, log.get("players"), limits.max_name_length)
     return Header(ruleset, options, cast(Notation, notation), players)
 
 
@@ -102,6 +104,7 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
     if len(raw) not in ruleset.players:
         counts = " or ".join(str(n) for n in ruleset.players)
         raise LogError(f"{ruleset.name} is played by {counts} players", ("players",))
+    seen: set[str] = set()  # the names before i (not raw[:i]: a slice and a walk per name)
     for i, name in enumerate(raw):
         if not isinstance(name, str) or not name.strip():
             raise LogError("must be a non-empty name", ("players", i))
@@ -110,8 +113,9 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
         unfit = name_problem(name)
         if unfit is not None:
             raise LogError(unfit, ("players", i))
-        if name in raw[:i]:
+        if name in seen:
             raise LogError(f"{name!r} is named twice", ("players", i))
+        seen.add(name)
     return tuple(raw)
 
 
