@@ -523,6 +523,34 @@ def test_summaries_add_up() -> None:
     assert halves[0].to_dict() == whole.to_dict()
 
 
+class _BodyFails:
+    """A referee whose adjudication cannot make its body (a fault of ours, never seen)."""
+
+    class Replay:
+        def scores_dict(self, lang: str) -> dict[str, Any]:
+            raise RuntimeError("no body")
+
+    def score(self, log: object) -> Replay:
+        return self.Replay()
+
+
+@pytest.mark.parametrize("bodies", [True, False])
+def test_a_body_that_cannot_be_made_is_that_lines_internal_error(bodies: bool) -> None:
+    """Where bodies are written (NDJSON, the library, batches), a fault in making one is the
+    line's error, found as it is scored, and the run goes on; a table never makes one."""
+    from arbiter.archive.records import Scorer, ScoringConfig
+
+    scorer = Scorer(_BodyFails(), ScoringConfig(), bodies=bodies)  # type: ignore[arg-type]
+    line = orjson.dumps(random_log("tute-4p", random.Random(5)))
+    scored = scorer.score(0, line)
+    assert scored is not None
+    if bodies:
+        assert scored.replay is None
+        assert scored.body["error"]["title"] == "Internal error"
+    else:
+        assert scored.error is None and scored.made is None
+
+
 # --- the progress bar ----------------------------------------------------------------------
 
 

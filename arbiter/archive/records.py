@@ -153,15 +153,19 @@ def is_blank(text: Text) -> bool:
 
 
 class Scorer:
-    """Scores lines for their scores only (:meth:`arbiter.Referee.score`: no token, no cache)."""
+    """Scores lines for their scores only (:meth:`arbiter.Referee.score`: no token, no cache).
+    With ``bodies`` (NDJSON, the library, the batch endpoint: what writes the body) a game's
+    body is made as it is scored, so that a fault in making it is that line's internal error,
+    not the end of the run; without (the tables), only when asked for."""
 
-    def __init__(self, referee: Referee, config: ScoringConfig) -> None:
+    def __init__(self, referee: Referee, config: ScoringConfig, *, bodies: bool = True) -> None:
         self.referee = referee
         self.config = config
+        self.bodies = bodies
 
     @classmethod
-    def of(cls, config: ScoringConfig) -> Scorer:
-        return cls(Referee(config.limits), config)
+    def of(cls, config: ScoringConfig, *, bodies: bool = True) -> Scorer:
+        return cls(Referee(config.limits), config, bodies=bodies)
 
     def score(self, index: int, text: Text) -> Scored | None:
         """The line scored, or None when it is blank."""
@@ -192,8 +196,10 @@ class Scorer:
         return Scored(index, None, self._error(LineError.NOT_JSON, message))
 
     def _scores(self, index: int, given_id: str | None, log: dict[str, Any]) -> Scored:
+        lang = self.config.lang
         try:
             replay = self.referee.score(log)
+            made = replay.scores_dict(lang) if self.bodies else None
         except ArbiterError as err:
             listed, omitted = input_errors(err)
             error = line_error(LineError.INVALID_LOG, listed, omitted, self.config.max_errors)
@@ -203,8 +209,8 @@ class Scorer:
             _log.debug("the referee failed on a line", exc_info=True)
             error = self._error(LineError.INTERNAL, "the referee failed on this line")
             return Scored(index, given_id, error)
-        # its body is made when asked for: a table's rows and the summary need none
-        return Scored(index, given_id, None, log["ruleset"], replay, self.config.lang)
+        # without bodies, made when asked for: a table's rows and the summary need none
+        return Scored(index, given_id, made, log["ruleset"], replay, lang)
 
     def _error(self, kind: LineError, message: str, pointer: str = "") -> dict[str, Any]:
         errors = [{"pointer": pointer, "message": message}]

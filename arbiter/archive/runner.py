@@ -171,7 +171,7 @@ def run_task(
     task: Task, config: ScoringConfig, fmt: Format, table: Table = Table.DEALS
 ) -> list[PieceResult]:
     """A task scored where it runs (a worker process, a Dask worker): its pieces' results."""
-    scorer = Scorer.of(config)
+    scorer = Scorer.of(config, bodies=fmt is Format.NDJSON)
     if fmt is Format.NDJSON:
         return [_ndjson_piece(piece, scorer) for piece in task]
 
@@ -358,7 +358,7 @@ class Outcome:
 def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     """Every piece scored in this process, each line written as soon as it is scored."""
     outcome = Outcome.of(job)
-    scorer = Scorer.of(job.config)
+    scorer = Scorer.of(job.config, bodies=job.fmt is Format.NDJSON)
 
     fmt, table, put = job.fmt, job.table, job.sink.put
 
