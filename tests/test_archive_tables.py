@@ -425,7 +425,7 @@ def test_rows_are_read_from_the_adjudication_without_making_the_body() -> None:
     from arbiter.archive.records import Scorer
     from arbiter.archive.summary import Summary
 
-    scorer, summary = Scorer.of(ScoringConfig(lang="es")), Summary()
+    scorer, summary = Scorer.of(ScoringConfig(lang="es"), bodies=False), Summary()
     codes = set()
     for n, text in enumerate(_hard_logs()):
         scored = scorer.score(n, text)
