@@ -46,10 +46,11 @@ from arbiter.i18n import Lang, Phrases
 def _text(member: StrEnum) -> str:
     """An enum member's value, as the API writes it (a dict lookup: ``.value`` is a descriptor
     written in Python)."""
-    return _VALUES[member]
+    return ENUM_TEXT[member]
 
 
-_VALUES: Final[dict[StrEnum, str]] = {
+#: The text of the engine's values, as the API, the summary and the tables write them.
+ENUM_TEXT: Final[dict[StrEnum, str]] = {
     m: m.value for e in (Status, Ruling, Obligation, IllegalCode, Reason, DecisiveKind) for m in e
 }
 

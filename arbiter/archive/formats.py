@@ -31,10 +31,11 @@ from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 import orjson
 
 from arbiter.archive import Format, Table
-from arbiter.archive.records import ENGINE_TEXT, Scored, Source, encode_body, stamp
+from arbiter.archive.records import Scored, Source, encode_body, stamp
 from arbiter.contract import clip
 from arbiter.engine.obligations import Obligation
 from arbiter.engine.rulesets import RULESETS
+from arbiter.report import ENUM_TEXT
 
 if TYPE_CHECKING:
     import pyarrow
@@ -130,7 +131,7 @@ def rows(scored: Scored, text: bool = False) -> list[Row]:
         message = clip(f"{error['title']}: {first}")
         return [("error", None, None, None, *(None,) * MAX_SEATS, None, None, None, None, message)]
     match = replay.match
-    status, ruleset = ENGINE_TEXT[match.status], scored.ruleset
+    status, ruleset = ENUM_TEXT[match.status], scored.ruleset
     players = len(match.header.players)
     absent = (None,) * (MAX_SEATS - players)  # the totals of seats past the table's
     illegal = match.illegal
@@ -143,7 +144,7 @@ def rows(scored: Scored, text: bool = False) -> list[Row]:
             reason = None
         else:
             winners = _seats_text(outcome.winners) if text else outcome.winners
-            reason = ENGINE_TEXT[outcome.reason]
+            reason = ENUM_TEXT[outcome.reason]
         state = record.state
         out.append(
             (
@@ -156,16 +157,14 @@ def rows(scored: Scored, text: bool = False) -> list[Row]:
                 winners,
                 reason,
                 len(state.violations),
-                ENGINE_TEXT[illegal.code]
-                if illegal is not None and index == illegal_deal
-                else None,
+                ENUM_TEXT[illegal.code] if illegal is not None and index == illegal_deal else None,
                 None,
             )
         )
     if illegal is not None and illegal_deal >= len(out):  # a deal past the match's end
         nothing = (None,) * MAX_SEATS
         row = (status, ruleset, players, illegal_deal, *nothing)
-        out.append((*row, None, None, 0, ENGINE_TEXT[illegal.code], None))
+        out.append((*row, None, None, 0, ENUM_TEXT[illegal.code], None))
     return out
 
 
@@ -181,14 +180,14 @@ def seat_rows(scored: Scored, text: bool = False) -> list[Row]:
     if replay is None:
         return []
     match = replay.match
-    status, ruleset = ENGINE_TEXT[match.status], scored.ruleset
+    status, ruleset = ENUM_TEXT[match.status], scored.ruleset
     names = match.header.players
     players = len(names)
     out: list[Row] = []
     for index, record in enumerate(match.deals):
         outcome = record.outcome
         winners = None if outcome is None else outcome.winners
-        reason = None if outcome is None else ENGINE_TEXT[outcome.reason]
+        reason = None if outcome is None else ENUM_TEXT[outcome.reason]
         state = record.state
         totals, tricks, violations = state.totals(), state.tricks_won, state.violations
         for seat in range(players):

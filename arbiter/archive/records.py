@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from enum import Enum, StrEnum
+from enum import Enum
 from typing import Any, Final, NamedTuple
 
 import orjson
@@ -24,10 +24,6 @@ import orjson
 from arbiter.contract import MAX_ID_LENGTH, error_list, input_errors
 from arbiter.engine.errors import ArbiterError
 from arbiter.engine.log import Limits
-from arbiter.engine.match import Status
-from arbiter.engine.obligations import Obligation
-from arbiter.engine.scoring import Reason
-from arbiter.engine.state import IllegalCode
 from arbiter.i18n import Lang
 from arbiter.jsontext import JsonTextError, loads
 from arbiter.report import Replay
@@ -39,11 +35,6 @@ JSON_SPACE: Final = b" \t\r\n"
 
 _log = logging.getLogger("arbiter.archive")
 
-#: The text of the engine's values that the summary and the tables count and write (a dict
-#: lookup: ``.value`` is a descriptor written in Python).
-ENGINE_TEXT: Final[dict[StrEnum, str]] = {
-    m: m.value for e in (Status, Reason, Obligation, IllegalCode) for m in e
-}
 
 Source = str | int
 

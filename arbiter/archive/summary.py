@@ -13,7 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from arbiter.archive.records import ENGINE_TEXT, Scored
+from arbiter.archive.records import Scored
+from arbiter.report import ENUM_TEXT
 
 #: The status of a line that was not scored (games by status).
 ERROR = "error"
@@ -50,7 +51,7 @@ class Summary:
             self.errors[scored.body["error"]["title"]] += 1
             return
         match = replay.match
-        self.statuses[ENGINE_TEXT[match.status]] += 1
+        self.statuses[ENUM_TEXT[match.status]] += 1
         ruleset = scored.ruleset or ""
         self.rulesets[ruleset] += 1
         deals = match.deals
@@ -59,15 +60,15 @@ class Summary:
         renuncios = 0
         for deal in deals:
             outcome = deal.outcome
-            outcomes[UNFINISHED if outcome is None else ENGINE_TEXT[outcome.reason]] += 1
+            outcomes[UNFINISHED if outcome is None else ENUM_TEXT[outcome.reason]] += 1
             violations = deal.state.violations
             if violations:
                 for violation in violations:
-                    self.renuncios[(ruleset, ENGINE_TEXT[violation.obligation])] += 1
+                    self.renuncios[(ruleset, ENUM_TEXT[violation.obligation])] += 1
                 renuncios += len(violations)
         illegal = match.illegal
         if illegal is not None:
-            self.illegal[ENGINE_TEXT[illegal.code]] += 1
+            self.illegal[ENUM_TEXT[illegal.code]] += 1
         if renuncios or illegal is not None:
             self.breaches += 1
 
