@@ -813,3 +813,29 @@ def test_a_splitter_asked_for_at_most_n_lines_gives_the_first_n(
     chunk = b"".join(parts)
     got = LineSplitter(limit).feed(chunk, most)
     assert got == _reference_lines(chunk, limit)[: min(most, chunk.count(b"\n"))]
+
+
+@pytest.mark.parametrize("base", [0, 41])
+def test_lines_numbered_as_scored_are_the_template_filled(base: int) -> None:
+    """``--jobs 1`` numbers a piece's lines as they are scored (:class:`NdjsonLines` given its
+    base); they are the bytes of the template the workers send, filled in: ``%`` in names,
+    ids and bodies included."""
+    from arbiter.archive.records import Scorer
+    from arbiter.archive.runner import NdjsonLines, NumberedLines, PieceResult
+
+    scorer = Scorer.of(ScoringConfig())
+    texts = [*game_lines(8, 3), b"{not json %d}", b'{"id": "%s %d %%", "x": 1}']
+    texts[1] = orjson.dumps({**orjson.loads(texts[1]), "id": "50%d %%"})
+    name = 'in "%d" 100%.ndjson'
+    template, numbered = NdjsonLines(name), NdjsonLines(name, base)
+    result = PieceResult(0, len(texts), 0)
+    for index, text in enumerate(texts):
+        scored = scorer.score(index, text)
+        assert scored is not None
+        template.add(result, scored)
+        numbered.add(result, scored)
+    lines = template.numbered()
+    assert isinstance(lines, NumberedLines)
+    assert numbered.numbered() == lines.filled(base)
+    first = orjson.loads(lines.filled(base).split(b"\n")[1])
+    assert first["source"] == f"{name}:{base + 2}" and first["id"] == "50%d %%"

@@ -6,9 +6,10 @@ it runs (this process, a worker process, a Dask worker), and a :class:`Sink` her
 it scored, in order. Only the reader of the whole input knows a line's number (a piece of a file
 knows where its lines are among its own): a piece's NDJSON lines are written where it is scored
 with a blank for each number (:class:`NumberedLines`), which the sink fills in at once for the
-whole piece; the rows of a table get their ``id`` and ``source`` from the sink's writer. With
-workers, :func:`ordered` keeps a bounded window of tasks in flight and takes their results in
-order, so memory holds a few pieces' results whatever the size of the archive.
+whole piece (pieces scored here, in order, are numbered as they are scored); the rows of a table
+get their ``id`` and ``source`` from the sink's writer. With workers, :func:`ordered` keeps a
+bounded window of tasks in flight and takes their results in order, so memory holds a few
+pieces' results whatever the size of the archive.
 """
 
 from __future__ import annotations
@@ -71,20 +72,28 @@ class NumberedLines:
 
 
 class NdjsonLines:
-    """Writes the scored lines of one piece as :class:`NumberedLines` (:meth:`add`, once per
-    line: one call, where the sink, its numbering and the writer were four)."""
+    """Writes the scored lines of one piece (:meth:`add`, once per line: one call, where the
+    sink, its numbering and the writer were four): as :class:`NumberedLines`, or, with
+    ``base`` (the lines of its input before the piece: known where the pieces are scored in
+    order, ``--jobs 1``), numbered at once, the bytes :meth:`NumberedLines.filled` would
+    make, without the template and its second pass over them."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, base: int | None = None) -> None:
         # the source of a line of the input called ``name``, as JSON, its number left blank:
         # JSON escapes a string character by character, so ``"NAME:%d"`` filled is exactly
-        # orjson.dumps(f"{name}:{number}")
+        # orjson.dumps(f"{name}:{number}"). Both ways fill these heads: one definition.
         where = orjson.dumps(name)[:-1].replace(b"%", b"%%") + b':%d"'
         self._both = b'{"id":' + where + b',"source":' + where + b","
         self._source = b',"source":' + where + b","
         self._parts: list[bytes] = []
         self._numbers: list[int] = []
+        self._base = 0 if base is None else base
+        self._numbered = base is not None
+        self.add: Callable[[PieceResult, Scored], None] = (
+            self._add_numbered if self._numbered else self._add_template
+        )
 
-    def add(self, _: PieceResult, scored: Scored) -> None:
+    def _add_template(self, _: PieceResult, scored: Scored) -> None:
         number = scored.index + 1
         given_id = scored.given_id
         if given_id is None:  # the source stands for the id
@@ -97,7 +106,19 @@ class NdjsonLines:
         # records.record (its keys after id and source), newline included
         self._parts.append(_dumps(scored.body, option=_NEWLINE)[1:].replace(b"%", b"%%"))
 
-    def numbered(self) -> NumberedLines:
+    def _add_numbered(self, _: PieceResult, scored: Scored) -> None:
+        number = self._base + scored.index + 1
+        given_id = scored.given_id
+        if given_id is None:
+            head = self._both % (number, number)
+        else:
+            head = b'{"id":' + _dumps(given_id) + self._source % number
+        self._parts += (head, _dumps(scored.body, option=_NEWLINE)[1:])
+
+    def numbered(self) -> NumberedLines | bytes:
+        """The piece's lines: numbered (bytes) when the base was given, else to be filled."""
+        if self._numbered:
+            return b"".join(self._parts)
         return NumberedLines(b"".join(self._parts), self._numbers)
 
 
@@ -115,7 +136,8 @@ class PieceResult:
     lines: int
     size: int
     items: list[Item] = field(default_factory=list)
-    ndjson: NumberedLines | None = None
+    #: bytes: the lines numbered already (:class:`NdjsonLines` given its base)
+    ndjson: NumberedLines | bytes | None = None
     summary: Summary = field(default_factory=Summary)
     problem: str | None = None
     #: the byte of its file where the piece after starts (None: not a byte range)
@@ -181,9 +203,10 @@ def run_task(
     return [score_piece(piece, scorer, keep) for piece in task]
 
 
-def _ndjson_piece(piece: Piece, scorer: Scorer) -> PieceResult:
-    """A piece scored, its lines as NDJSON waiting for their numbers."""
-    lines = NdjsonLines(piece.name)
+def _ndjson_piece(piece: Piece, scorer: Scorer, base: int | None = None) -> PieceResult:
+    """A piece scored, its lines as NDJSON waiting for their numbers, or numbered after the
+    first ``base`` lines of its input."""
+    lines = NdjsonLines(piece.name, base)
     result = score_piece(piece, scorer, lines.add)
     result.ndjson = lines.numbered()
     return result
@@ -209,6 +232,11 @@ class Numbering:
         self.current, self._base = input_number, base
         self._name = self.inputs[input_number].name
         return True
+
+    @property
+    def base(self) -> int:
+        """The lines of the current input before the current piece."""
+        return self._base
 
     def source(self, index: int) -> Source:
         return f"{self._name}:{self._base + index + 1}"
@@ -272,10 +300,11 @@ class Sink:
         assert self._writer is not None
         self._writer.write(given_id, self.numbering.source(index), data)
 
-    def put_ndjson(self, lines: NumberedLines) -> None:
-        """The NDJSON lines of the current piece."""
+    def put_ndjson(self, lines: NumberedLines | bytes) -> None:
+        """The NDJSON lines of the current piece (bytes: numbered already)."""
         assert isinstance(self._writer, NdjsonWriter)
-        self._writer.write_lines(self.numbering.fill(lines))
+        text = lines if isinstance(lines, bytes) else self.numbering.fill(lines)
+        self._writer.write_lines(text)
 
     def finish(self, result: PieceResult) -> None:
         self.numbering.finish(result.lines)
@@ -369,8 +398,8 @@ def run_here(job: Job, block: int = BLOCK_BYTES) -> Outcome:
     for task in plan(job.inputs, block, max_line, workers_read_gzip=False, resume=job.resume):
         for piece in task:
             job.sink.start(piece.input)
-            if fmt is Format.NDJSON:
-                result = _ndjson_piece(piece, scorer)
+            if fmt is Format.NDJSON:  # in order: the lines numbered as they are scored
+                result = _ndjson_piece(piece, scorer, job.sink.numbering.base)
             else:
                 result = score_piece(piece, scorer, write)
             _done(job, result, outcome)
