@@ -443,3 +443,25 @@ def test_rows_are_read_from_the_adjudication_without_making_the_body() -> None:
         codes.add(None if illegal is None else illegal["deal"] < len(body["deals"]))
     assert codes == {None, True, False}  # none; on a deal; on a deal past the match's end
     assert summary.to_dict()["renuncios"]["total"] > 0
+
+
+def test_the_sink_gives_a_rows_file_and_line_with_its_source(tmp_path: Path) -> None:
+    """A table's ``file`` and ``line`` come from the sink (not parsed back out of the
+    source): the file's name as given, colons included, and the line's number, in pieces
+    after the first too."""
+    from arbiter.archive.formats import where
+
+    folder = tmp_path / "a:b"
+    folder.mkdir()
+    path = folder / "c:1.ndjson"
+    path.write_bytes(b"\n".join(mixed_lines(30, 3)) + b"\n")
+    inputs = expand([str(path)]).inputs
+    out = io.BytesIO()
+    sink = Sink(inputs, writer=open_writer(Format.CSV, None, out))
+    run_here(Job(inputs, ScoringConfig(), Format.CSV, sink, lambda result: None), block=512)
+    sink.close()
+    rows = list(csv.DictReader(io.StringIO(out.getvalue().decode())))
+    assert len({row["line"] for row in rows}) > 30 and int(rows[-1]["line"]) > 30
+    for row in rows:
+        assert (row["file"], int(row["line"])) == where(row["source"])
+        assert row["file"] == inputs[0].name

@@ -233,10 +233,18 @@ def where(source: Source) -> tuple[str | None, int]:
     return file, int(line)
 
 
+#: The file and line of a source (:func:`where`).
+Where = tuple[str | None, int]
+
+
 class Writer(Protocol):
     """Where the lines of a run (or of one input) go."""
 
-    def write(self, given_id: str | None, source: Source, data: Payload) -> None: ...
+    def write(
+        self, given_id: str | None, source: Source, data: Payload, at: Where | None = None
+    ) -> None:
+        """The line from ``source`` (``at``: its file and line, when the caller knows them;
+        else read from ``source``)."""
 
     def flush(self) -> int | None:
         """Everything written so far handed to the file; the bytes the file then holds (None:
@@ -255,7 +263,9 @@ class NdjsonWriter:
         self._lines: list[bytes] = []
         self._size = 0
 
-    def write(self, given_id: str | None, source: Source, data: Payload) -> None:
+    def write(
+        self, given_id: str | None, source: Source, data: Payload, at: Where | None = None
+    ) -> None:
         assert isinstance(data, bytes)
         self.write_lines(stamp(given_id, source, data))
 
@@ -299,10 +309,12 @@ class CsvWriter:
         if header:
             self._csv.writerow(column.name for column in columns(table))
 
-    def write(self, given_id: str | None, source: Source, data: Payload) -> None:
+    def write(
+        self, given_id: str | None, source: Source, data: Payload, at: Where | None = None
+    ) -> None:
         assert isinstance(data, list)
         ident = source if given_id is None else given_id
-        file, line = where(source)
+        file, line = where(source) if at is None else at
         # the cells are as the file writes them (payload): csv writes None as an empty cell
         head = (ident, source, file, line)
         self._csv.writerows([head + row for row in data])
@@ -345,12 +357,14 @@ class ParquetWriter:
         # the group's rows turned into columns: each column's chunks
         self._chunks: list[list[pyarrow.Array]] = [[] for _ in self._kinds]
 
-    def write(self, given_id: str | None, source: Source, data: Payload) -> None:
+    def write(
+        self, given_id: str | None, source: Source, data: Payload, at: Where | None = None
+    ) -> None:
         assert isinstance(data, list)
         if not data:
             return
         ident = source if given_id is None else given_id
-        file, line = where(source)
+        file, line = where(source) if at is None else at
         head = (str(ident), str(source), file, line)
         self._rows += [head + row for row in data]
         self._count += len(data)

@@ -239,7 +239,13 @@ class Numbering:
         return self._base
 
     def source(self, index: int) -> Source:
-        return f"{self._name}:{self._base + index + 1}"
+        return self.where(index)[0]
+
+    def where(self, index: int) -> tuple[str, str, int]:
+        """The source of line ``index`` of the current piece, and its file and line: what a
+        table's row begins with, not parsed back out of the source."""
+        line = self._base + index + 1
+        return f"{self._name}:{line}", self._name, line
 
     def fill(self, lines: NumberedLines) -> bytes:
         """The lines of the current piece, numbered."""
@@ -298,7 +304,8 @@ class Sink:
 
     def put(self, index: int, given_id: str | None, data: Payload) -> None:
         assert self._writer is not None
-        self._writer.write(given_id, self.numbering.source(index), data)
+        source, file, line = self.numbering.where(index)
+        self._writer.write(given_id, source, data, (file, line))
 
     def put_ndjson(self, lines: NumberedLines | bytes) -> None:
         """The NDJSON lines of the current piece (bytes: numbered already)."""
