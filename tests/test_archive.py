@@ -839,3 +839,37 @@ def test_lines_numbered_as_scored_are_the_template_filled(base: int) -> None:
     assert numbered.numbered() == lines.filled(base)
     first = orjson.loads(lines.filled(base).split(b"\n")[1])
     assert first["source"] == f"{name}:{base + 2}" and first["id"] == "50%d %%"
+
+
+_BLOCKS = """
+import resource, sys
+from arbiter.archive.runner import keep_piece_blocks
+
+if sys.argv[1] == "keep" and not keep_piece_blocks():
+    print("unsupported")
+    raise SystemExit
+for _ in range(2):  # the heap grown once
+    blocks = [b"x" * (3 << 20) for _ in range(4)]
+    del blocks
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(20):  # a piece's blocks, then the next piece's
+    blocks = [b"x" * (3 << 20) for _ in range(4)]
+    del blocks
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_a_pieces_blocks_are_taken_again_from_the_heap_not_mapped_anew() -> None:
+    """With workers (:func:`keep_piece_blocks`), blocks of a few megabytes freed after one
+    piece serve the next one: no page faults for each piece's blocks."""
+    faults = {}
+    for way in ("keep", "default"):
+        done = subprocess.run(
+            [sys.executable, "-c", _BLOCKS, way], capture_output=True, check=True, text=True
+        )
+        if done.stdout.strip() == "unsupported":
+            pytest.skip("a C library without mallopt")
+        faults[way] = int(done.stdout)
+    assert faults["default"] > 20 * 4 * 700  # 3 MB blocks mapped and touched each time
+    assert faults["keep"] < 1000, faults

@@ -441,6 +441,7 @@ def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     workers are not waited for: the output is completed while they exit (the process waits
     for them before it ends, and they die with it: :func:`worker_started`)."""
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+    keep_piece_blocks()
     start = (os.getpid(),)
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=worker_started, initargs=start)
     pool.submit(int)  # nothing to do: the pool starts its processes at its first task
@@ -479,10 +480,35 @@ def worker_started(parent: int) -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the line above: nobody to tell
         os._exit(1)
+    keep_piece_blocks()
 
 
 #: prctl(2)'s option: the signal a process gets when its parent dies.
 _PR_SET_PDEATHSIG = 1
+#: mallopt(3)'s options: the size from which a block is mapped on its own, and the free
+#: memory at the top of the heap from which it is given back to the system.
+_M_MMAP_THRESHOLD, _M_TRIM_THRESHOLD = -3, -1
+#: Blocks under this size come from the heap (a piece's results: some 2 MB each)...
+PIECE_BLOCK_BYTES = 4 * BLOCK_BYTES
+#: ...and the heap keeps this much free memory for the next pieces.
+KEPT_FREE_BYTES = 4 * PIECE_BLOCK_BYTES
+
+
+def keep_piece_blocks() -> bool:
+    """With workers, a piece's results cross a pipe as blocks of megabytes (joined, pickled,
+    read, unpickled, numbered), which the C library maps for each piece and gives back: 0.6
+    page faults a game (200,000 games: 165,000 faults, 51,000 with this). Blocks of up to a
+    few pieces' size are taken from the heap instead, and the heap keeps some free memory
+    for the pieces after (glibc's ``mallopt``; True when set)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)  # glibc's, not every C library's
+    if mallopt is None:
+        return False
+    return bool(
+        mallopt(_M_MMAP_THRESHOLD, PIECE_BLOCK_BYTES)
+        and mallopt(_M_TRIM_THRESHOLD, KEPT_FREE_BYTES)
+    )
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
