@@ -817,17 +817,17 @@ def test_a_splitter_asked_for_at_most_n_lines_gives_the_first_n(
 
 @pytest.mark.parametrize("base", [0, 41])
 def test_lines_numbered_as_scored_are_the_template_filled(base: int) -> None:
-    """``--jobs 1`` numbers a piece's lines as they are scored (:class:`NdjsonLines` given its
-    base); they are the bytes of the template the workers send, filled in: ``%`` in names,
-    ids and bodies included."""
+    """``--jobs 1`` numbers a piece's lines as they are scored (:class:`NumberedNdjsonLines`);
+    they are the bytes of the template the workers send, filled in: ``%`` in names, ids and
+    bodies included."""
     from arbiter.archive.records import Scorer
-    from arbiter.archive.runner import NdjsonLines, NumberedLines, PieceResult
+    from arbiter.archive.runner import NdjsonLines, NumberedLines, NumberedNdjsonLines, PieceResult
 
     scorer = Scorer.of(ScoringConfig())
     texts = [*game_lines(8, 3), b"{not json %d}", b'{"id": "%s %d %%", "x": 1}']
     texts[1] = orjson.dumps({**orjson.loads(texts[1]), "id": "50%d %%"})
     name = 'in "%d" 100%.ndjson'
-    template, numbered = NdjsonLines(name), NdjsonLines(name, base)
+    template, numbered = NdjsonLines(name), NumberedNdjsonLines(name, base)
     result = PieceResult(0, len(texts), 0)
     for index, text in enumerate(texts):
         scored = scorer.score(index, text)
@@ -873,3 +873,24 @@ def test_a_pieces_blocks_are_taken_again_from_the_heap_not_mapped_anew() -> None
         faults[way] = int(done.stdout)
     assert faults["default"] > 20 * 4 * 700  # 3 MB blocks mapped and touched each time
     assert faults["keep"] < 1000, faults
+
+
+def test_a_pieces_lines_are_freed_once_written() -> None:
+    """A piece's lines (megabytes) go as soon as nothing refers to them, not at a collection
+    of cycles: --jobs 1's memory stays flat (a bound method kept on the object, a cycle, took
+    it from 40 MB to 200 MB on a million games)."""
+    import gc
+    import weakref
+
+    from arbiter.archive.runner import NdjsonLines, NumberedNdjsonLines
+
+    gc.disable()
+    try:
+        for make in (lambda: NdjsonLines("a.ndjson"), lambda: NumberedNdjsonLines("a.ndjson", 7)):
+            lines = make()
+            gone = weakref.ref(lines)
+            lines.numbered()
+            del lines
+            assert gone() is None
+    finally:
+        gc.enable()

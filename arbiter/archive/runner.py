@@ -72,28 +72,21 @@ class NumberedLines:
 
 
 class NdjsonLines:
-    """Writes the scored lines of one piece (:meth:`add`, once per line: one call, where the
-    sink, its numbering and the writer were four): as :class:`NumberedLines`, or, with
-    ``base`` (the lines of its input before the piece: known where the pieces are scored in
-    order, ``--jobs 1``), numbered at once, the bytes :meth:`NumberedLines.filled` would
-    make, without the template and its second pass over them."""
+    """Writes the scored lines of one piece as :class:`NumberedLines` (:meth:`add`, once per
+    line: one call, where the sink, its numbering and the writer were four)."""
 
-    def __init__(self, name: str, base: int | None = None) -> None:
+    def __init__(self, name: str) -> None:
         # the source of a line of the input called ``name``, as JSON, its number left blank:
         # JSON escapes a string character by character, so ``"NAME:%d"`` filled is exactly
-        # orjson.dumps(f"{name}:{number}"). Both ways fill these heads: one definition.
+        # orjson.dumps(f"{name}:{number}"). :class:`NumberedNdjsonLines` fills these heads
+        # too: one definition of a line's head.
         where = orjson.dumps(name)[:-1].replace(b"%", b"%%") + b':%d"'
         self._both = b'{"id":' + where + b',"source":' + where + b","
         self._source = b',"source":' + where + b","
         self._parts: list[bytes] = []
         self._numbers: list[int] = []
-        self._base = 0 if base is None else base
-        self._numbered = base is not None
-        self.add: Callable[[PieceResult, Scored], None] = (
-            self._add_numbered if self._numbered else self._add_template
-        )
 
-    def _add_template(self, _: PieceResult, scored: Scored) -> None:
+    def add(self, _: PieceResult, scored: Scored) -> None:
         number = scored.index + 1
         given_id = scored.given_id
         if given_id is None:  # the source stands for the id
@@ -106,7 +99,20 @@ class NdjsonLines:
         # records.record (its keys after id and source), newline included
         self._parts.append(_dumps(scored.body, option=_NEWLINE)[1:].replace(b"%", b"%%"))
 
-    def _add_numbered(self, _: PieceResult, scored: Scored) -> None:
+    def numbered(self) -> NumberedLines | bytes:
+        return NumberedLines(b"".join(self._parts), self._numbers)
+
+
+class NumberedNdjsonLines(NdjsonLines):
+    """The lines of a piece after the first ``base`` lines of its input (known where the
+    pieces are scored in order, ``--jobs 1``), numbered as they are scored: the bytes
+    :meth:`NumberedLines.filled` would make, without the template and its second pass."""
+
+    def __init__(self, name: str, base: int) -> None:
+        super().__init__(name)
+        self._base = base
+
+    def add(self, _: PieceResult, scored: Scored) -> None:
         number = self._base + scored.index + 1
         given_id = scored.given_id
         if given_id is None:
@@ -115,11 +121,8 @@ class NdjsonLines:
             head = b'{"id":' + _dumps(given_id) + self._source % number
         self._parts += (head, _dumps(scored.body, option=_NEWLINE)[1:])
 
-    def numbered(self) -> NumberedLines | bytes:
-        """The piece's lines: numbered (bytes) when the base was given, else to be filled."""
-        if self._numbered:
-            return b"".join(self._parts)
-        return NumberedLines(b"".join(self._parts), self._numbers)
+    def numbered(self) -> bytes:
+        return b"".join(self._parts)
 
 
 _dumps = orjson.dumps
@@ -136,7 +139,7 @@ class PieceResult:
     lines: int
     size: int
     items: list[Item] = field(default_factory=list)
-    #: bytes: the lines numbered already (:class:`NdjsonLines` given its base)
+    #: bytes: the lines numbered already (:class:`NumberedNdjsonLines`)
     ndjson: NumberedLines | bytes | None = None
     summary: Summary = field(default_factory=Summary)
     problem: str | None = None
@@ -206,7 +209,7 @@ def run_task(
 def _ndjson_piece(piece: Piece, scorer: Scorer, base: int | None = None) -> PieceResult:
     """A piece scored, its lines as NDJSON waiting for their numbers, or numbered after the
     first ``base`` lines of its input."""
-    lines = NdjsonLines(piece.name, base)
+    lines = NdjsonLines(piece.name) if base is None else NumberedNdjsonLines(piece.name, base)
     result = score_piece(piece, scorer, lines.add)
     result.ndjson = lines.numbered()
     return result
