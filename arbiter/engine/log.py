@@ -98,6 +98,14 @@ def parse_header(raw: object, limits: Limits = DEFAULT_LIMITS) -> Header:
     return Header(ruleset, options, cast(Notation, notation), players)
 
 
+#: Names found fit before (not blank, printable, NFC: every check of a name but its length,
+#: which the limits set): an archive names the same players line after line, and the checks
+#: are method calls on the name (about 0.6K instructions a name, compiled), where a set finds
+#: it for its hash. At most :data:`_MAX_FIT_NAMES` of them: memory stays flat.
+_FIT_NAMES: Final[set[str]] = set()
+_MAX_FIT_NAMES: Final = 4096
+
+
 def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
     if not isinstance(raw, list):
         raise LogError("must be a list of player names", ("players",))
@@ -106,13 +114,19 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
         raise LogError(f"{ruleset.name} is played by {counts} players", ("players",))
     seen: set[str] = set()  # the names before i (not raw[:i]: a slice and a walk per name)
     for i, name in enumerate(raw):
-        if not isinstance(name, str) or not name.strip():
-            raise LogError("must be a non-empty name", ("players", i))
-        if len(name) > max_length:
-            raise LogError(f"longer than {max_length} characters", ("players", i))
-        unfit = name_problem(name)
-        if unfit is not None:
-            raise LogError(unfit, ("players", i))
+        if type(name) is str and name in _FIT_NAMES:
+            if len(name) > max_length:
+                raise LogError(f"longer than {max_length} characters", ("players", i))
+        else:
+            if not isinstance(name, str) or not name.strip():
+                raise LogError("must be a non-empty name", ("players", i))
+            if len(name) > max_length:
+                raise LogError(f"longer than {max_length} characters", ("players", i))
+            unfit = name_problem(name)
+            if unfit is not None:
+                raise LogError(unfit, ("players", i))
+            if type(name) is str and len(_FIT_NAMES) < _MAX_FIT_NAMES:
+                _FIT_NAMES.add(name)
         if name in seen:
             raise LogError(f"{name!r} is named twice", ("players", i))
         seen.add(name)
@@ -152,7 +166,11 @@ def name_problem(name: str) -> str | None:
 
 def raw_deals(raw: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> list[Any]:
     """The log's list of deals, checked for being a list of the allowed length."""
-    deals = raw.get("deals")
+    if type(raw) is dict:  # a dict operation, not a generic method call (the compiled build)
+        log: dict[str, Any] = raw
+        deals = log.get("deals")
+    else:
+        deals = raw.get("deals")
     if not isinstance(deals, list) or not deals:
         raise LogError("must be a non-empty list of deals", ("deals",))
     if len(deals) > limits.max_deals:
@@ -168,7 +186,11 @@ def first_dealer(header: Header) -> int:
 
 def read_dealer(raw: Mapping[str, Any], players: int, default: int) -> int:
     """A deal's ``dealer`` (``default`` when absent), checked. Paths are relative to the deal."""
-    dealer = raw.get("dealer", default)
+    if type(raw) is dict:  # a dict operation, not a generic method call (the compiled build)
+        deal: dict[str, Any] = raw
+        dealer = deal.get("dealer", default)
+    else:
+        dealer = raw.get("dealer", default)
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
         raise LogError(f"must be a seat from 0 to {players - 1}", ("dealer",))
     return dealer

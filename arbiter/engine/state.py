@@ -282,6 +282,10 @@ class DealState:
     calls_in_trick: bool
     call_masks: tuple[int, ...]
     total_tricks: int
+    #: whether each finished trick is kept as a :class:`Trick` in ``tricks`` (a replay for its
+    #: scores only keeps none: its body has no tricks, and each costs a record, a tuple of
+    #: plays and one of draws; a position of such a deal has tricks of unknown cards)
+    keeps_tricks: bool
     # --- position ---
     dealer: int = 0
     #: each seat's hand, a mask
@@ -334,6 +338,7 @@ class DealState:
         self.calls_in_trick = ruleset.cantes is CanteStyle.IN_TRICK
         self.call_masks = _CALL_MASKS[options.call_ranks]
         self.total_tricks = ruleset.tricks(players)
+        self.keeps_tricks = True
         self.trump = NO_TRUMP
         self.hands = [0] * players
         self.stock = []
@@ -347,9 +352,12 @@ class DealState:
         self.violations = []
 
     @staticmethod
-    def start(ruleset: Ruleset, options: Options, players: int, setup: DealSetup) -> DealState:
-        """The deal as dealt."""
+    def start(
+        ruleset: Ruleset, options: Options, players: int, setup: DealSetup, tricks: bool = True
+    ) -> DealState:
+        """The deal as dealt; without ``tricks`` it keeps no :class:`Trick` records."""
         state = DealState(ruleset, options, players)
+        state.keeps_tricks = tricks
         state.dealer = setup.dealer
         state.hands = list(setup.hands)
         state.stock = list(setup.stock)
@@ -563,7 +571,6 @@ class DealState:
 
     def _finish_trick(self) -> None:
         winner = self.win_seat
-        plays = tuple(self.trick)
         trick_no = self.trick_no
         points = self.trick_points
         # Item by item, not `x[i] += y`: the compiled build does augmented item assignments
@@ -572,12 +579,14 @@ class DealState:
         tricks_won[winner] = tricks_won[winner] + 1
         card_points[winner] = card_points[winner] + points
         if self.calls_in_trick:
-            self._calls(plays, winner, trick_no)
+            self._calls(tuple(self.trick), winner, trick_no)
+        keeps = self.keeps_tricks
         draws: tuple[tuple[int, Card], ...] = ()
         if self.stock_pos < len(self.stock):
-            draws = self._draw(winner)
-        self.tricks.append(Trick(self.leader, plays, winner, points, draws))
-        self.trick.clear()  # its plays are in `plays` now; the list is kept for the next trick
+            draws = self._draw(winner, keeps)
+        if keeps:
+            self.tricks.append(Trick(self.leader, tuple(self.trick), winner, points, draws))
+        self.trick.clear()  # its plays are recorded; the list is kept for the next trick
         self.trick_points = 0
         self.trick_no = trick_no + 1
         self.cantes_this_lead = 0
@@ -587,8 +596,9 @@ class DealState:
         elif not self.strict:
             self.strict = self.stock_pos >= len(self.stock)
 
-    def _draw(self, winner: int) -> tuple[tuple[int, Card], ...]:
-        """After a trick while the stock lasts every seat draws one card, the winner first."""
+    def _draw(self, winner: int, keeps: bool) -> tuple[tuple[int, Card], ...]:
+        """After a trick while the stock lasts every seat draws one card, the winner first;
+        the draws, for the trick's record when ``keeps`` (else none)."""
         # Locals, and the hand set item by item: the compiled build does `x[i] |= y` and
         # `self.f += 1` through the generic number protocol (measured: 0.9K instructions a
         # draw, half of it there).
@@ -599,9 +609,10 @@ class DealState:
             seat = (winner + k) % players
             card = stock[first + k]
             hands[seat] = hands[seat] | 1 << card
-            draws.append(_SEAT_CARD[seat * PACK_SIZE + card])
+            if keeps:
+                draws.append(_SEAT_CARD[seat * PACK_SIZE + card])
         self.stock_pos = first + players
-        return tuple(draws)
+        return tuple(draws) if keeps else ()
 
     def _calls(self, plays: tuple[tuple[int, Card], ...], winner: int, trick: int) -> None:
         """Calls in the trick (cabrón, gana-pierde): each king+horse pair it holds."""
@@ -663,6 +674,7 @@ class DealState:
         """An independent copy, for speculative moves. Records already appended (tricks,
         cantes...) are immutable and shared."""
         other = DealState(self.ruleset, self.options, self.players)
+        other.keeps_tricks = self.keeps_tricks
         for name, codec in _COPIED:
             setattr(other, name, codec.copy(getattr(self, name)))
         return other
