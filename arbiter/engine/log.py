@@ -69,13 +69,14 @@ class Header(Record):
 def max_events_per_deal(ruleset: Ruleset, players: int) -> int:
     """The most events a deal can hold: every card played, every declaration, and one more
     so that an event past the end of a full deal is reported as illegal, not refused."""
-    return _MAX_EVENTS[ruleset.name, players]
+    return _MAX_EVENTS[ruleset.name][players]
 
 
-_MAX_EVENTS: Final[dict[tuple[str, int], int]] = {
-    (r.name, n): r.pack_size(n) + MAX_DECLARATIONS_PER_DEAL + 1
+#: By ruleset name, then players: two lookups of keys whose hashes are at hand, not the hash
+#: of a (name, players) tuple made per deal.
+_MAX_EVENTS: Final[dict[str, dict[int, int]]] = {
+    r.name: {n: r.pack_size(n) + MAX_DECLARATIONS_PER_DEAL + 1 for n in r.players}
     for r in RULESETS.values()
-    for n in r.players
 }
 
 
