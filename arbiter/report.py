@@ -327,36 +327,24 @@ def _standing(
 ) -> dict[str, Any]:
     """A seat's line of the standing: one read-only dict (:class:`FrozenDict`) for every answer
     that says the same (:data:`_STANDINGS`)."""
-    if not (0 <= deals_won < _COUNT_LIMIT and 0 <= loser_points < _COUNT_LIMIT
-            and 0 <= tokens < _COUNT_LIMIT and 0 <= seat < 8):  # fmt: skip
-        return _standing_line(seat, player, deals_won, loser_points, tokens)
-    said = seat | deals_won << 3 | loser_points << 15 | tokens << 27
-    kept = _STANDINGS.get(said)
-    if kept is not None and kept[0] == player:
-        return kept[1]
-    line = _standing_line(seat, player, deals_won, loser_points, tokens)
-    if len(_STANDINGS) >= _MAX_STANDINGS:
-        _STANDINGS.clear()
-    _STANDINGS[said] = (player, line)
+    said = (seat, player, deals_won, loser_points, tokens)
+    line = _STANDINGS.get(said)
+    if line is None:
+        line = FrozenDict(
+            seat=seat, player=player, deals_won=deals_won, loser_points=loser_points, tokens=tokens
+        )
+        if len(_STANDINGS) >= _MAX_STANDINGS:
+            _STANDINGS.clear()
+        _STANDINGS[said] = line
     return line
 
 
-def _standing_line(
-    seat: int, player: str, deals_won: int, loser_points: int, tokens: int
-) -> dict[str, Any]:
-    return FrozenDict(
-        seat=seat, player=player, deals_won=deals_won, loser_points=loser_points, tokens=tokens
-    )
-
-
-#: The standing's lines by their seat and counts packed in an int (each count below
-#: :data:`_COUNT_LIMIT`), with the player they name: an archive's games repeat their players
-#: and their counts, and a dict of five made and freed per seat costs several times what
-#: finding a shared one does (callgrind, compiled: see the commits that made them). A line of
-#: another player's takes the place. At most :data:`_MAX_STANDINGS`: memory stays flat.
-_STANDINGS: Final[dict[int, tuple[str, dict[str, Any]]]] = {}
+#: The standing's lines by what they say: an archive's games repeat their players and their
+#: counts, and a dict of five made and freed per seat costs four times what finding a shared
+#: one does (callgrind, compiled: see the commit that made them). At most
+#: :data:`_MAX_STANDINGS`: memory stays flat.
+_STANDINGS: Final[dict[tuple[int, str, int, int, int], dict[str, Any]]] = {}
 _MAX_STANDINGS: Final = 4096
-_COUNT_LIMIT: Final = 1 << 12
 
 
 def _next(match: MatchState, words: Phrases) -> dict[str, Any] | None:

@@ -16,7 +16,6 @@ from arbiter.engine.errors import LogError
 from arbiter.engine.log import _FIT_NAMES, Limits, parse_header
 from arbiter.engine.match import replay
 from arbiter.engine.rulesets import RULESETS
-from arbiter.engine.scoring import MatchStanding
 from arbiter.service import Referee
 from arbiter.simulate import random_log
 
@@ -152,7 +151,7 @@ def test_standing_lines_are_shared_read_only_and_bounded() -> None:
     with pytest.raises(TypeError, match="shared"):
         lines[0]["tokens"] = 9
     report._STANDINGS.update(
-        {-k: ("x", {}) for k in range(1, report._MAX_STANDINGS + 1)}  # a full memo
+        {(k, "x", 0, 0, 0): {} for k in range(report._MAX_STANDINGS)}  # a full memo
     )
     renamed = dict(log, players=["ana", "bea", "carla", "dora"])
     made = Referee().score(renamed).scores_dict("en")["match"]["standings"]
@@ -180,16 +179,3 @@ def test_the_phrases_made_last_serve_only_the_same_language_and_players() -> Non
     offender = log["players"].index(log["players"][replay(log).deals[0].state.violations[0].seat])
     assert renamed["players"][offender] in messages(renamed, "es")[0]
     assert messages(log, "es") == spanish
-
-
-def test_a_standing_line_of_large_counts_or_another_player_is_its_own() -> None:
-    standing = MatchStanding(2)
-    standing.loser_points = [5000, 3]
-    header = parse_header({"ruleset": "tute-2p", "players": ["ana", "bea"]})
-    lines = report.match_dict(header, standing)["standings"]
-    assert lines[0] == {"seat": 0, "player": "ana", "deals_won": 0, "loser_points": 5000,
-                        "tokens": 0}  # fmt: skip
-    other = parse_header({"ruleset": "tute-2p", "players": ["carla", "bea"]})
-    again = report.match_dict(other, standing)["standings"]
-    assert [line["player"] for line in again] == ["carla", "bea"] and again[1] is lines[1]
-    assert report.match_dict(header, standing)["standings"][0]["player"] == "ana"
