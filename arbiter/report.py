@@ -170,23 +170,7 @@ class Verdict:
 
 
 def _phrases(header: Header, lang: Lang) -> Phrases:
-    """The phrases of ``header``'s players in ``lang``: the last ones made when they are the
-    same (read-only, so answers may share them: an archive's lines name the same players, and
-    making them costs four catalogue lookups, two by a tuple's hash)."""
-    last = _LAST_PHRASES[0]
-    if (
-        last.lang == lang
-        and last.notation == header.notation
-        and tuple(last.players) == header.players
-    ):
-        return last
-    words = Phrases(lang, header.notation, header.players)
-    _LAST_PHRASES[0] = words
-    return words
-
-
-#: The phrases :func:`_phrases` made last (one, replaced by the next made).
-_LAST_PHRASES: Final[list[Phrases]] = [Phrases("en", "spanish", ())]
+    return Phrases(lang, header.notation, header.players)
 
 
 def _moves(

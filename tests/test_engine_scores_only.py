@@ -158,24 +158,3 @@ def test_standing_lines_are_shared_read_only_and_bounded() -> None:
     assert len(report._STANDINGS) <= report._MAX_STANDINGS
     assert made == [dict(line, player=name) for line, name in zip(lines, renamed["players"],
                                                                   strict=True)]  # fmt: skip
-
-
-def test_the_phrases_made_last_serve_only_the_same_language_and_players() -> None:
-    rng = random.Random(14)
-    log = next(
-        log
-        for log in (random_log("tute-4p", rng, renuncio_rate=0.1) for _ in range(50))
-        if replay(log).deals[0].state.violations
-    )
-    renamed = dict(log, players=["ana", "bea", "carla", "dora"])
-
-    def messages(game: dict[str, Any], lang: str) -> list[str]:
-        body = Referee().score(game).scores_dict(lang)  # type: ignore[arg-type]
-        return [v["message"] for d in body["deals"] for v in d["violations"]]
-
-    english, spanish = messages(log, "en"), messages(log, "es")
-    assert english != spanish
-    assert messages(log, "en") == english and messages(log, "es") == spanish
-    offender = log["players"].index(log["players"][replay(log).deals[0].state.violations[0].seat])
-    assert renamed["players"][offender] in messages(renamed, "es")[0]
-    assert messages(log, "es") == spanish
