@@ -294,41 +294,21 @@ _REASON_KEYS: Final[dict[Reason, str]] = {r: f"reason.{r.value}" for r in Reason
 
 def match_dict(header: Header, st: MatchStanding) -> dict[str, Any]:
     """The ``match`` of a replay body: the standing, and whether and how the match ended."""
-    players = header.players
     return {
         "standings": [
-            _standing(s, players[s], st.deals_won[s], st.loser_points[s], st.tokens[s])
-            for s in range(len(players))
+            {
+                "seat": s,
+                "player": header.players[s],
+                "deals_won": st.deals_won[s],
+                "loser_points": st.loser_points[s],
+                "tokens": st.tokens[s],
+            }
+            for s in range(len(header.players))
         ],
         "over": st.over,
         "winners": list(st.winners),
         "losers": list(st.losers),
     }
-
-
-def _standing(
-    seat: int, player: str, deals_won: int, loser_points: int, tokens: int
-) -> dict[str, Any]:
-    """A seat's line of the standing: one read-only dict (:class:`FrozenDict`) for every answer
-    that says the same (:data:`_STANDINGS`)."""
-    said = (seat, player, deals_won, loser_points, tokens)
-    line = _STANDINGS.get(said)
-    if line is None:
-        line = FrozenDict(
-            seat=seat, player=player, deals_won=deals_won, loser_points=loser_points, tokens=tokens
-        )
-        if len(_STANDINGS) >= _MAX_STANDINGS:
-            _STANDINGS.clear()
-        _STANDINGS[said] = line
-    return line
-
-
-#: The standing's lines by what they say: an archive's games repeat their players and their
-#: counts, and a dict of five made and freed per seat costs four times what finding a shared
-#: one does (callgrind, compiled: see the commit that made them). At most
-#: :data:`_MAX_STANDINGS`: memory stays flat.
-_STANDINGS: Final[dict[tuple[int, str, int, int, int], dict[str, Any]]] = {}
-_MAX_STANDINGS: Final = 4096
 
 
 def _next(match: MatchState, words: Phrases) -> dict[str, Any] | None:

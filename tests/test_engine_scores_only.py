@@ -132,29 +132,3 @@ def test_the_remembered_outcome_sentences_stay_bounded() -> None:
     assert outcome_messages(dict(log, players=["x9", "y9"]), "en") != expected
     assert len(report._OUTCOME_MESSAGES) <= report._MAX_OUTCOME_MESSAGES
     assert outcome_messages(log, "en") == expected
-
-
-def test_standing_lines_are_shared_read_only_and_bounded() -> None:
-    log = random_log("tute-4p", random.Random(12), deals=2)
-    body = Referee().score(log).scores_dict("en")
-    again = Referee().score(log).scores_dict("en")
-    lines = body["match"]["standings"]
-    shared = zip(lines, again["match"]["standings"], strict=True)
-    assert [line is other for line, other in shared] == [True] * 4
-    standing = replay(log).standing
-    assert lines == [
-        {"seat": s, "player": log["players"][s], "deals_won": standing.deals_won[s],
-         "loser_points": standing.loser_points[s], "tokens": standing.tokens[s]}
-        for s in range(4)
-    ]  # fmt: skip
-    assert list(lines[0]) == ["seat", "player", "deals_won", "loser_points", "tokens"]
-    with pytest.raises(TypeError, match="shared"):
-        lines[0]["tokens"] = 9
-    report._STANDINGS.update(
-        {(k, "x", 0, 0, 0): {} for k in range(report._MAX_STANDINGS)}  # a full memo
-    )
-    renamed = dict(log, players=["ana", "bea", "carla", "dora"])
-    made = Referee().score(renamed).scores_dict("en")["match"]["standings"]
-    assert len(report._STANDINGS) <= report._MAX_STANDINGS
-    assert made == [dict(line, player=name) for line, name in zip(lines, renamed["players"],
-                                                                  strict=True)]  # fmt: skip
