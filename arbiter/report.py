@@ -247,40 +247,15 @@ def renuncio_message(v: Renuncio, state: DealState, words: Phrases) -> str:
 
 
 def _outcome_message(state: DealState, outcome: Outcome, words: Phrases) -> str:
-    """How a deal ended, in a sentence: who won and lost, and why. Remembered by all it says
-    (:data:`_OUTCOME_MESSAGES`)."""
-    key = _REASON_KEYS[outcome.reason]
-    seat = -1 if state.decisive is None else state.decisive.seat
-    said = (words.lang, words.players, key, outcome.winners, outcome.losers, seat)
-    message = _OUTCOME_MESSAGES.get(said)
-    if message is None:
-        message = _outcome_sentence(outcome, words, key, seat)
-        if len(_OUTCOME_MESSAGES) >= _MAX_OUTCOME_MESSAGES:
-            _OUTCOME_MESSAGES.clear()
-        _OUTCOME_MESSAGES[said] = message
-    return message
-
-
-#: Outcome sentences by what they say (language, players, reason, winners, losers, offender):
-#: an archive's games repeat their players and a few outcomes, and a sentence costs two lists
-#: of names joined and a template filled (about 6K instructions a tute-4p deal, compiled,
-#: where the memo's key costs a tenth). At most :data:`_MAX_OUTCOME_MESSAGES`: memory stays
-#: flat.
-_OUTCOME_MESSAGES: Final[dict[tuple[object, ...], str]] = {}
-_MAX_OUTCOME_MESSAGES: Final = 4096
-
-
-def _outcome_sentence(outcome: Outcome, words: Phrases, key: str, offender_seat: int) -> str:
-    """:func:`_outcome_message` made: ``key`` is its reason's template, ``offender_seat`` -1
-    when no renuncio or tute decided the deal."""
-    offender = "" if offender_seat < 0 else words.name(offender_seat)
+    """How a deal ended, in a sentence: who won and lost, and why."""
+    offender = "" if state.decisive is None else words.name(state.decisive.seat)
     result = ""
     if outcome.reason is Reason.TIE and outcome.winners:
         result = words.text("tie.all", winners=words.names(outcome.winners))
     elif outcome.reason is Reason.TIE:
         result = words.text("tie.nobody")
     return words.text(
-        key,
+        _REASON_KEYS[outcome.reason],
         winners=words.names(outcome.winners),
         losers=words.names(outcome.losers),
         offender=offender,

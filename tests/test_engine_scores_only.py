@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from arbiter import report
 from arbiter.engine.errors import LogError
 from arbiter.engine.log import _FIT_NAMES, Limits, parse_header
 from arbiter.engine.match import replay
@@ -102,33 +101,3 @@ def test_deals_and_events_read_from_any_mapping() -> None:
                                                    if k != "events"})])  # fmt: skip
     match = replay(no_events)
     assert match.deals[0].state.events_applied == 0 and match.deals[0].outcome is None
-
-
-def outcome_messages(log: dict[str, Any], lang: str) -> list[str | None]:
-    body = Referee().score(log).scores_dict(lang)  # type: ignore[arg-type]
-    return [None if d["outcome"] is None else d["outcome"]["message"] for d in body["deals"]]
-
-
-@pytest.mark.parametrize("lang", ["en", "es"])
-def test_a_remembered_outcome_sentence_names_each_logs_players(lang: str) -> None:
-    log = random_log("tute-4p", random.Random(8), renuncio_rate=0.05, deals=3)
-    first = outcome_messages(log, lang)
-    assert first == outcome_messages(log, lang)  # the remembered sentences
-    renamed = outcome_messages(dict(log, players=["ana", "bea", "carla", "dora"]), lang)
-    for before, after in zip(first, renamed, strict=True):
-        assert (before is None) == (after is None)
-        if before is not None and after is not None:
-            for old, new in (("p0", "ana"), ("p1", "bea"), ("p2", "carla"), ("p3", "dora")):
-                before = before.replace(old, new)
-            assert before == after
-
-
-def test_the_remembered_outcome_sentences_stay_bounded() -> None:
-    log = random_log("tute-2p", random.Random(9))
-    expected = outcome_messages(log, "en")
-    report._OUTCOME_MESSAGES.update(
-        {("en", (str(k),)): "" for k in range(report._MAX_OUTCOME_MESSAGES)}
-    )
-    assert outcome_messages(dict(log, players=["x9", "y9"]), "en") != expected
-    assert len(report._OUTCOME_MESSAGES) <= report._MAX_OUTCOME_MESSAGES
-    assert outcome_messages(log, "en") == expected
