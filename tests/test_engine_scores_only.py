@@ -1,18 +1,15 @@
 """What the replay for scores only (``Referee.score``, the archives' path) must keep: the same
 scores body as a full replay, every ruleset and player count, with renuncios, tutes and logs
 that stop early; no trick records and no full body; and the shortcuts its reading took for speed
-(the players' names found fit before, a deal's events read from any mapping)."""
+(a deal's events read from any mapping)."""
 
 from __future__ import annotations
 
 import random
 from types import MappingProxyType
-from typing import Any
 
 import pytest
 
-from arbiter.engine.errors import LogError
-from arbiter.engine.log import _FIT_NAMES, Limits, parse_header
 from arbiter.engine.match import replay
 from arbiter.engine.rulesets import RULESETS
 from arbiter.service import Referee
@@ -61,34 +58,6 @@ def test_a_replay_for_scores_has_no_full_body() -> None:
     log = random_log("tute-4p", random.Random(3))
     with pytest.raises(ValueError, match="no full body"):
         Referee().score(log).to_dict()
-
-
-def header(names: list[Any], max_length: int = 64) -> None:
-    parse_header({"ruleset": "tute-4p", "players": names}, Limits(max_name_length=max_length))
-
-
-def test_a_name_found_fit_before_is_still_held_to_the_length_and_once() -> None:
-    names = ["ana-fit", "bea-fit", "carla-fit", "dora-fit"]
-    header(names)
-    assert set(names) <= _FIT_NAMES
-    with pytest.raises(LogError, match="longer than 8") as caught:
-        header(names, max_length=8)
-    assert caught.value.path == ("players", 2)
-    with pytest.raises(LogError, match="named twice") as caught:
-        header(["ana-fit", "bea-fit", "ana-fit", "dora-fit"])
-    assert caught.value.path == ("players", 2)
-
-
-@pytest.mark.parametrize(
-    ("name", "message"),
-    [(" ", "non-empty"), ("e\u0301", "normal form NFC"), ("a\u200bb", "printable"), (3, "name")],
-)
-def test_an_unfit_name_is_never_taken_for_a_fit_one(name: Any, message: str) -> None:
-    for _ in range(2):  # the second time as the first
-        with pytest.raises(LogError, match=message) as caught:
-            header(["ana", name, "carla", "dora"])
-        assert caught.value.path == ("players", 1)
-    assert name not in _FIT_NAMES
 
 
 def test_deals_and_events_read_from_any_mapping() -> None:

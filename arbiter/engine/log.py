@@ -99,14 +99,6 @@ def parse_header(raw: object, limits: Limits = DEFAULT_LIMITS) -> Header:
     return Header(ruleset, options, cast(Notation, notation), players)
 
 
-#: Names found fit before (not blank, printable, NFC: every check of a name but its length,
-#: which the limits set): an archive names the same players line after line, and the checks
-#: are method calls on the name (about 0.6K instructions a name, compiled), where a set finds
-#: it for its hash. At most :data:`_MAX_FIT_NAMES` of them: memory stays flat.
-_FIT_NAMES: Final[set[str]] = set()
-_MAX_FIT_NAMES: Final = 4096
-
-
 def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
     if not isinstance(raw, list):
         raise LogError("must be a list of player names", ("players",))
@@ -115,19 +107,13 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
         raise LogError(f"{ruleset.name} is played by {counts} players", ("players",))
     seen: set[str] = set()  # the names before i (not raw[:i]: a slice and a walk per name)
     for i, name in enumerate(raw):
-        if type(name) is str and name in _FIT_NAMES:
-            if len(name) > max_length:
-                raise LogError(f"longer than {max_length} characters", ("players", i))
-        else:
-            if not isinstance(name, str) or not name.strip():
-                raise LogError("must be a non-empty name", ("players", i))
-            if len(name) > max_length:
-                raise LogError(f"longer than {max_length} characters", ("players", i))
-            unfit = name_problem(name)
-            if unfit is not None:
-                raise LogError(unfit, ("players", i))
-            if type(name) is str and len(_FIT_NAMES) < _MAX_FIT_NAMES:
-                _FIT_NAMES.add(name)
+        if not isinstance(name, str) or not name.strip():
+            raise LogError("must be a non-empty name", ("players", i))
+        if len(name) > max_length:
+            raise LogError(f"longer than {max_length} characters", ("players", i))
+        unfit = name_problem(name)
+        if unfit is not None:
+            raise LogError(unfit, ("players", i))
         if name in seen:
             raise LogError(f"{name!r} is named twice", ("players", i))
         seen.add(name)
