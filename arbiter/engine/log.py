@@ -105,8 +105,8 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
     if len(raw) not in ruleset.players:
         counts = " or ".join(str(n) for n in ruleset.players)
         raise LogError(f"{ruleset.name} is played by {counts} players", ("players",))
-    seen: set[str] = set()  # the names before i (not raw[:i]: a slice and a walk per name)
-    for i, name in enumerate(raw):
+    names: list[object] = raw
+    for i, name in enumerate(names):
         if not isinstance(name, str) or not name.strip():
             raise LogError("must be a non-empty name", ("players", i))
         if len(name) > max_length:
@@ -114,10 +114,16 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
         unfit = name_problem(name)
         if unfit is not None:
             raise LogError(unfit, ("players", i))
-        if name in seen:
+        # Compared with the names before it, not looked up in a set: a set hashes each name
+        # (a string fresh from JSON has no hash yet), and a log names at most five players.
+        if _named_before(names, i, name):
             raise LogError(f"{name!r} is named twice", ("players", i))
-        seen.add(name)
     return tuple(raw)
+
+
+def _named_before(names: list[object], index: int, name: str) -> bool:
+    """Whether ``name`` is one of ``names[:index]`` (without the slice)."""
+    return any(names[j] == name for j in range(index))
 
 
 #: Unicode general categories that :meth:`str.isprintable` refuses, in words.

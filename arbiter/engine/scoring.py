@@ -21,6 +21,7 @@ from arbiter.engine.rulesets import (
     Ruleset,
     TieRule,
     partner,
+    zeros,
 )
 from arbiter.engine.state import DealState
 
@@ -57,7 +58,10 @@ class Outcome(Record):
 
 def sides(ruleset: Ruleset, players: int) -> tuple[tuple[int, ...], ...]:
     """The groups that share points and outcomes: pairs 0+2 and 1+3, or each seat alone."""
-    return ((0, 2), (1, 3)) if ruleset.pairs else _ALONE[players]
+    return _PAIRS if ruleset.pairs else _ALONE[players]
+
+
+_PAIRS: Final[tuple[tuple[int, ...], ...]] = ((0, 2), (1, 3))
 
 
 _ALONE: Final[dict[int, tuple[tuple[int, ...], ...]]] = {
@@ -217,9 +221,9 @@ class MatchStanding:
     __slots__ = ("deals_won", "loser_points", "losers", "over", "tokens", "winners")
 
     def __init__(self, players: int) -> None:
-        self.deals_won = [0] * players
-        self.loser_points = [0] * players
-        self.tokens = [0] * players
+        self.deals_won = zeros(players)
+        self.loser_points = zeros(players)
+        self.tokens = zeros(players)
         self.over = False
         self.winners: tuple[int, ...] = ()
         self.losers: tuple[int, ...] = ()

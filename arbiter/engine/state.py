@@ -47,7 +47,7 @@ from arbiter.engine.obligations import (
     correct_plays,
 )
 from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Renuncio, Trick
-from arbiter.engine.rulesets import RULESETS, CanteStyle, Options, Ruleset, partner
+from arbiter.engine.rulesets import RULESETS, CanteStyle, Options, Ruleset, partner, zeros
 from arbiter.engine.setup import DealSetup, mano
 
 #: "Diez de últimas": the winner of the last trick scores 10.
@@ -340,12 +340,12 @@ class DealState:
         self.total_tricks = ruleset.tricks(players)
         self.keeps_tricks = True
         self.trump = NO_TRUMP
-        self.hands = [0] * players
+        self.hands = zeros(players)
         self.stock = []
         self.trick = []
-        self.tricks_won = [0] * players
-        self.card_points = [0] * players
-        self.cante_points = [0] * players
+        self.tricks_won = zeros(players)
+        self.card_points = zeros(players)
+        self.cante_points = zeros(players)
         self.tricks = []
         self.cantes = []
         self.exchanges = []
