@@ -125,14 +125,18 @@ class _PackCounter:
             # Two loops, one per build, each the cheapest there (cards.READ_BY_CHARACTERS).
             if READ_BY_CHARACTERS:
                 reader = self.reader
+                unseen = pack & ~seen  # as in take_hand
                 for code in codes:
                     card = reader.card(code) if type(code) is str else -1
-                    if card < 0 or not pack >> card & 1 or seen >> card & 1:
+                    if card < 0:
                         break
-                    seen |= 1 << card
+                    bit = 1 << card
+                    if not unseen & bit:
+                        break
+                    unseen ^= bit
                     cards.append(card)
                 else:
-                    self.seen = seen
+                    self.seen = pack ^ unseen
                     return cards
             else:
                 table = self.table
@@ -151,17 +155,23 @@ class _PackCounter:
         """:meth:`take_list` of a hand, as its mask: the compiled fast path makes no list of
         cards (measured under callgrind: see the commit that added it)."""
         if READ_BY_CHARACTERS and type(codes) is list:
-            pack, seen, reader = self.pack, self.seen, self.reader
+            reader = self.reader
+            # the cards of the pack not seen yet: one test and one change a card, where the
+            # pack and the cards seen took two of each (seen is a part of the pack)
+            unseen = self.pack & ~self.seen
             hand = 0
             for code in codes:
                 card = reader.card(code) if type(code) is str else -1
-                if card < 0 or not pack >> card & 1 or seen >> card & 1:
+                if card < 0:
                     break
-                seen |= 1 << card
-                hand |= 1 << card
+                bit = 1 << card
+                if not unseen & bit:
+                    break
+                unseen ^= bit
+                hand |= bit
             else:
                 self.taken.append((codes, path))
-                self.seen = seen
+                self.seen = self.pack ^ unseen
                 return hand
         hand = 0
         for card in self.take_list(codes, path):
