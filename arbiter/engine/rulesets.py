@@ -407,6 +407,7 @@ def zeros(players: int) -> list[int]:
     than ``[0] * players`` (a list made, multiplied and freed)."""
     return list(_ZEROS[players])
 
+
 #: Every option of any ruleset, once each, in the order the rulesets declare them.
 OPTION_SPECS: Final[dict[str, OptionSpec]] = {
     spec.name: spec for r in RULESETS.values() for spec in r.option_specs
