@@ -58,23 +58,30 @@ ENUM_TEXT: Final[dict[StrEnum, str]] = {
 class Replay:
     """The adjudication of a log: every deal, the match standing, who acts next, and the
     ``state_id`` token of the position it ends in (None without a sealer or when invalid).
-    With ``steps``, each deal's positions as dealt and after each of its events."""
+    With ``steps``, each deal's positions as dealt and after each of its events. With
+    ``scores_only`` its deals kept no tricks (:meth:`arbiter.service.Referee.score`): it has
+    :meth:`scores_dict` but no :meth:`to_dict`."""
 
     def __init__(
         self,
         match: MatchState,
         state_id: str | None = None,
         steps: list[list[PositionView]] | None = None,
+        *,
+        scores_only: bool = False,
     ) -> None:
         self.match = match
         self.state_id = state_id
         self.steps = steps
+        self.scores_only = scores_only
 
     @property
     def status(self) -> Status:
         return self.match.status
 
     def to_dict(self, lang: Lang = "en") -> dict[str, Any]:
+        if self.scores_only:
+            raise ValueError("a replay for its scores kept no tricks: it has no full body")
         words = _phrases(self.match.header, lang)
         match = self.match
         if self.steps is None:  # no zip: its call with a keyword cost 4K instructions a deal
@@ -248,12 +255,16 @@ def _outcome_message(state: DealState, outcome: Outcome, words: Phrases) -> str:
     elif outcome.reason is Reason.TIE:
         result = words.text("tie.nobody")
     return words.text(
-        f"reason.{_text(outcome.reason)}",
+        _REASON_KEYS[outcome.reason],
         winners=words.names(outcome.winners),
         losers=words.names(outcome.losers),
         offender=offender,
         result=result,
     )
+
+
+#: The catalogue's key of each reason's sentence (not an f-string per deal).
+_REASON_KEYS: Final[dict[Reason, str]] = {r: f"reason.{r.value}" for r in Reason}
 
 
 def match_dict(header: Header, st: MatchStanding) -> dict[str, Any]:

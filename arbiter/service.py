@@ -108,8 +108,9 @@ class Referee:
 
     def score(self, log: object) -> Replay:
         """Adjudicate a log for its scores only: no token, and no cache — scoring is for
-        finished games sent once (archives), not for growing logs."""
-        return Replay(replay(log, self.limits))
+        finished games sent once (archives), not for growing logs. Its deals keep no trick
+        records (the scores have none): the replay answers :meth:`Replay.scores_dict` only."""
+        return Replay(replay(log, self.limits, tricks=False), scores_only=True)
 
     def validate(self, log: object, move: object) -> Verdict:
         """Judge ``move`` at the end of ``log``, whose last deal must be unfinished for any

@@ -69,13 +69,14 @@ class Header(Record):
 def max_events_per_deal(ruleset: Ruleset, players: int) -> int:
     """The most events a deal can hold: every card played, every declaration, and one more
     so that an event past the end of a full deal is reported as illegal, not refused."""
-    return _MAX_EVENTS[ruleset.name, players]
+    return _MAX_EVENTS[ruleset.name][players]
 
 
-_MAX_EVENTS: Final[dict[tuple[str, int], int]] = {
-    (r.name, n): r.pack_size(n) + MAX_DECLARATIONS_PER_DEAL + 1
+#: By ruleset name, then players: two lookups of keys whose hashes are at hand, not the hash
+#: of a (name, players) tuple made per deal.
+_MAX_EVENTS: Final[dict[str, dict[int, int]]] = {
+    r.name: {n: r.pack_size(n) + MAX_DECLARATIONS_PER_DEAL + 1 for n in r.players}
     for r in RULESETS.values()
-    for n in r.players
 }
 
 
@@ -104,8 +105,8 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
     if len(raw) not in ruleset.players:
         counts = " or ".join(str(n) for n in ruleset.players)
         raise LogError(f"{ruleset.name} is played by {counts} players", ("players",))
-    seen: set[str] = set()  # the names before i (not raw[:i]: a slice and a walk per name)
-    for i, name in enumerate(raw):
+    names: list[object] = raw
+    for i, name in enumerate(names):
         if not isinstance(name, str) or not name.strip():
             raise LogError("must be a non-empty name", ("players", i))
         if len(name) > max_length:
@@ -113,10 +114,16 @@ def _players(ruleset: Ruleset, raw: object, max_length: int) -> tuple[str, ...]:
         unfit = name_problem(name)
         if unfit is not None:
             raise LogError(unfit, ("players", i))
-        if name in seen:
+        # Compared with the names before it, not looked up in a set: a set hashes each name
+        # (a string fresh from JSON has no hash yet), and a log names at most five players.
+        if _named_before(names, i, name):
             raise LogError(f"{name!r} is named twice", ("players", i))
-        seen.add(name)
     return tuple(raw)
+
+
+def _named_before(names: list[object], index: int, name: str) -> bool:
+    """Whether ``name`` is one of ``names[:index]`` (without the slice)."""
+    return any(names[j] == name for j in range(index))
 
 
 #: Unicode general categories that :meth:`str.isprintable` refuses, in words.
@@ -152,7 +159,11 @@ def name_problem(name: str) -> str | None:
 
 def raw_deals(raw: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> list[Any]:
     """The log's list of deals, checked for being a list of the allowed length."""
-    deals = raw.get("deals")
+    if type(raw) is dict:  # a dict operation, not a generic method call (the compiled build)
+        log: dict[str, Any] = raw
+        deals = log.get("deals")
+    else:
+        deals = raw.get("deals")
     if not isinstance(deals, list) or not deals:
         raise LogError("must be a non-empty list of deals", ("deals",))
     if len(deals) > limits.max_deals:
@@ -168,7 +179,11 @@ def first_dealer(header: Header) -> int:
 
 def read_dealer(raw: Mapping[str, Any], players: int, default: int) -> int:
     """A deal's ``dealer`` (``default`` when absent), checked. Paths are relative to the deal."""
-    dealer = raw.get("dealer", default)
+    if type(raw) is dict:  # a dict operation, not a generic method call (the compiled build)
+        deal: dict[str, Any] = raw
+        dealer = deal.get("dealer", default)
+    else:
+        dealer = raw.get("dealer", default)
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
         raise LogError(f"must be a seat from 0 to {players - 1}", ("dealer",))
     return dealer

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from arbiter.engine.cards import READ_BY_CHARACTERS, Notation, code_reader, code_table
 from arbiter.engine.errors import ArbiterError, LogError, is_object
@@ -162,13 +162,18 @@ class MatchState:
 
 
 def replay(
-    raw: object, limits: Limits = DEFAULT_LIMITS, observer: Observer | None = None
+    raw: object,
+    limits: Limits = DEFAULT_LIMITS,
+    observer: Observer | None = None,
+    *,
+    tricks: bool = True,
 ) -> MatchState:
-    """Read and replay a whole log (the JSON-shaped object of docs/api.md)."""
+    """Read and replay a whole log (the JSON-shaped object of docs/api.md). Without ``tricks``
+    its deals keep no trick records (:attr:`DealState.keeps_tricks`): a replay for its scores."""
     header = parse_header(raw, limits)
     deals = raw_deals(raw, limits)  # type: ignore[arg-type]  # parse_header checked it
     match = MatchState(header)
-    return advance(match, deals, 0, 0, first_dealer(header), observer)
+    return advance(match, deals, 0, 0, first_dealer(header), observer, tricks=tricks)
 
 
 def advance(
@@ -178,6 +183,8 @@ def advance(
     first_event: int,
     default_dealer: int,
     observer: Observer | None = None,
+    *,
+    tricks: bool = True,
 ) -> MatchState:
     """Continue ``match`` through ``deals[first_deal:]`` of a log: when ``match`` already holds
     deal ``first_deal``, its first ``first_event`` events were applied (a replay resumed from a
@@ -187,9 +194,10 @@ def advance(
 
     Stops applying at the first illegal event, but reads to the end. A deal other than the last
     left unfinished is a :class:`LogError` (docs/api.md: such a log is malformed, not illegal),
-    raised once the rest of the log has been read.
+    raised once the rest of the log has been read. Without ``tricks`` the deals it begins keep
+    no trick records.
     """
-    reader = _Reader(match, deals, observer)
+    reader = _Reader(match, deals, observer, tricks)
     dealer = default_dealer
     for index in range(first_deal, len(deals)):
         try:
@@ -221,13 +229,29 @@ def _event_keys(first: object) -> tuple[str, str, str]:
     return type_key, seat_key, card_key
 
 
+def _events_of(raw: Any) -> Any:
+    """A deal's ``events`` (an empty list when absent); a dict's by a dict operation, not a
+    generic method call (the compiled build)."""
+    if type(raw) is dict:
+        deal: dict[str, object] = raw
+        return deal.get("events", _NO_EVENTS)
+    return raw.get("events", _NO_EVENTS)
+
+
+#: The events of a deal that gives none (read, never changed).
+_NO_EVENTS: Final[list[Any]] = []
+
+
 class _Reader:
     """One pass over a log's deals: read each part, play it while the replay is live."""
 
-    __slots__ = ("deals", "header", "last", "live", "match", "observer", "unfinished")
+    __slots__ = ("deals", "header", "last", "live", "match", "observer", "tricks", "unfinished")
 
-    def __init__(self, match: MatchState, deals: list[Any], observer: Observer | None) -> None:
+    def __init__(
+        self, match: MatchState, deals: list[Any], observer: Observer | None, tricks: bool
+    ) -> None:
         self.match = match
+        self.tricks = tricks
         self.header = match.header
         self.deals = deals
         self.last = len(deals) - 1
@@ -241,7 +265,7 @@ class _Reader:
         match = self.match
         if index < len(match.deals):  # begun before this state was taken
             record: DealRecord | None = match.deals[index]
-            events = raw.get("events", []) if is_object(raw) else None
+            events = _events_of(raw) if is_object(raw) else None
             dealer = match.deals[index].dealer
         else:
             if not is_object(raw):
@@ -249,7 +273,7 @@ class _Reader:
             dealer = read_dealer(raw, len(self.header.players), default_dealer)
             header = self.header
             setup = build_setup(header.ruleset, len(header.players), dealer, raw, header.notation)
-            events = raw.get("events", [])
+            events = _events_of(raw)
             record = None
             if self.live:
                 if match.standing.over:
@@ -259,7 +283,7 @@ class _Reader:
                     self.live = False
                 else:
                     state = DealState.start(header.ruleset, header.options, len(header.players),
-                                            setup)  # fmt: skip
+                                            setup, self.tricks)  # fmt: skip
                     record = match.begin(state)
                     if self.observer is not None:
                         self.observer(match)

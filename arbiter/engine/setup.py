@@ -12,7 +12,7 @@ The *mano* is the seat after the dealer; it leads the first trick.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast, final
+from typing import Any, Final, cast, final
 
 from arbiter.engine.cards import (
     READ_BY_CHARACTERS,
@@ -30,7 +30,7 @@ from arbiter.engine.cards import (
 from arbiter.engine.errors import CardCodeError, SetupError, is_array
 from arbiter.engine.obligations import NO_TRUMP
 from arbiter.engine.records import Record
-from arbiter.engine.rulesets import Ruleset, TrumpSource
+from arbiter.engine.rulesets import MAX_PLAYERS, Ruleset, TrumpSource
 
 
 @final
@@ -125,14 +125,18 @@ class _PackCounter:
             # Two loops, one per build, each the cheapest there (cards.READ_BY_CHARACTERS).
             if READ_BY_CHARACTERS:
                 reader = self.reader
+                unseen = pack & ~seen  # as in take_hand
                 for code in codes:
                     card = reader.card(code) if type(code) is str else -1
-                    if card < 0 or not pack >> card & 1 or seen >> card & 1:
+                    if card < 0:
                         break
-                    seen |= 1 << card
+                    bit = 1 << card
+                    if not unseen & bit:
+                        break
+                    unseen ^= bit
                     cards.append(card)
                 else:
-                    self.seen = seen
+                    self.seen = pack ^ unseen
                     return cards
             else:
                 table = self.table
@@ -151,17 +155,23 @@ class _PackCounter:
         """:meth:`take_list` of a hand, as its mask: the compiled fast path makes no list of
         cards (measured under callgrind: see the commit that added it)."""
         if READ_BY_CHARACTERS and type(codes) is list:
-            pack, seen, reader = self.pack, self.seen, self.reader
+            reader = self.reader
+            # the cards of the pack not seen yet: one test and one change a card, where the
+            # pack and the cards seen took two of each (seen is a part of the pack)
+            unseen = self.pack & ~self.seen
             hand = 0
             for code in codes:
                 card = reader.card(code) if type(code) is str else -1
-                if card < 0 or not pack >> card & 1 or seen >> card & 1:
+                if card < 0:
                     break
-                seen |= 1 << card
-                hand |= 1 << card
+                bit = 1 << card
+                if not unseen & bit:
+                    break
+                unseen ^= bit
+                hand |= bit
             else:
                 self.taken.append((codes, path))
-                self.seen = seen
+                self.seen = self.pack ^ unseen
                 return hand
         hand = 0
         for card in self.take_list(codes, path):
@@ -209,6 +219,14 @@ def build_setup(
     ruleset: Ruleset, players: int, dealer: int, deal: Mapping[str, object], notation: Notation
 ) -> DealSetup:
     """Check one deal's cards and return its setup. Paths are relative to the deal."""
+    if type(deal) is not dict:  # read as a dict: the compiled build's dict operations
+        deal = dict(deal)
+    return _build_setup(ruleset, players, dealer, cast(dict[str, object], deal), notation)
+
+
+def _build_setup(
+    ruleset: Ruleset, players: int, dealer: int, deal: dict[str, object], notation: Notation
+) -> DealSetup:
     has_hands, has_deck = "hands" in deal, "deck" in deal
     if has_hands == has_deck:
         raise SetupError("give the cards either as hands or as deck (exactly one)", ())
@@ -240,22 +258,28 @@ def _from_deck(
     return DealSetup(dealer, tuple(hands), stock, trump_card)
 
 
+#: Each seat's hand's path, made once (``players`` is a count a ruleset allows).
+_HAND_PATHS: Final = tuple(("hands", seat) for seat in range(MAX_PLAYERS))
+
+
 def _from_hands(
     ruleset: Ruleset,
     players: int,
     dealer: int,
-    deal: Mapping[str, object],
+    deal: dict[str, object],
     counter: _PackCounter,
 ) -> DealSetup:
     raw_hands = deal["hands"]
     if not is_array(raw_hands):
         raise SetupError("must be a list with one hand per seat", ("hands",))
-    if len(raw_hands) != players:
+    # a list's items by list operations (the compiled build), any other sequence's as a list
+    listed: list[object] = raw_hands if type(raw_hands) is list else list(raw_hands)
+    if len(listed) != players:
         raise SetupError(f"must hold {players} hands, one per seat", ("hands",))
     size = ruleset.hand_size[players]
     hands = []
-    for seat, raw in enumerate(raw_hands):
-        mask = counter.take_hand(raw, ("hands", seat))
+    for seat, raw in enumerate(listed):
+        mask = counter.take_hand(raw, _HAND_PATHS[seat])
         held = len(cast(list[object], raw))  # a list of as many cards, or take_hand raised
         if held != size:
             raise SetupError(
@@ -272,7 +296,7 @@ def _from_hands(
         trump_card = stock[-1] if stock else None
     elif "stock" in deal:
         raise SetupError(f"{ruleset.name} has no stock", ("stock",))
-    if ruleset.trump_from == "dealer":
+    if ruleset.trump_from is TrumpSource.DEALER:
         if "trump_card" not in deal:
             raise SetupError(f"{ruleset.name} needs trump_card with hands", ("trump_card",))
         try:

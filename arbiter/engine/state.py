@@ -47,7 +47,7 @@ from arbiter.engine.obligations import (
     correct_plays,
 )
 from arbiter.engine.records import Cante, Decisive, DecisiveKind, Exchange, Renuncio, Trick
-from arbiter.engine.rulesets import RULESETS, CanteStyle, Options, Ruleset, partner
+from arbiter.engine.rulesets import RULESETS, CanteStyle, Options, Ruleset, partner, zeros
 from arbiter.engine.setup import DealSetup, mano
 
 #: "Diez de últimas": the winner of the last trick scores 10.
@@ -282,6 +282,10 @@ class DealState:
     calls_in_trick: bool
     call_masks: tuple[int, ...]
     total_tricks: int
+    #: whether each finished trick is kept as a :class:`Trick` in ``tricks`` (a replay for its
+    #: scores only keeps none: its body has no tricks, and each costs a record, a tuple of
+    #: plays and one of draws; a position of such a deal has tricks of unknown cards)
+    keeps_tricks: bool
     # --- position ---
     dealer: int = 0
     #: each seat's hand, a mask
@@ -334,22 +338,26 @@ class DealState:
         self.calls_in_trick = ruleset.cantes is CanteStyle.IN_TRICK
         self.call_masks = _CALL_MASKS[options.call_ranks]
         self.total_tricks = ruleset.tricks(players)
+        self.keeps_tricks = True
         self.trump = NO_TRUMP
-        self.hands = [0] * players
+        self.hands = zeros(players)
         self.stock = []
         self.trick = []
-        self.tricks_won = [0] * players
-        self.card_points = [0] * players
-        self.cante_points = [0] * players
+        self.tricks_won = zeros(players)
+        self.card_points = zeros(players)
+        self.cante_points = zeros(players)
         self.tricks = []
         self.cantes = []
         self.exchanges = []
         self.violations = []
 
     @staticmethod
-    def start(ruleset: Ruleset, options: Options, players: int, setup: DealSetup) -> DealState:
-        """The deal as dealt."""
+    def start(
+        ruleset: Ruleset, options: Options, players: int, setup: DealSetup, tricks: bool = True
+    ) -> DealState:
+        """The deal as dealt; without ``tricks`` it keeps no :class:`Trick` records."""
         state = DealState(ruleset, options, players)
+        state.keeps_tricks = tricks
         state.dealer = setup.dealer
         state.hands = list(setup.hands)
         state.stock = list(setup.stock)
@@ -519,14 +527,15 @@ class DealState:
         if not hand & bit:
             return IllegalCode.CARD_NOT_IN_HAND
         trick = self.trick
+        suit = card // 10
         if trick:
             win = self.win_card
-            suit = card // 10
-            takes = card > win if suit == win // 10 else suit == self.trump
+            win_suit = win // 10  # once: the compiled build divides tagged ints by a call
+            takes = card > win if suit == win_suit else suit == self.trump
             # A card of the suit led that takes the trick, or any card of the suit led once a
             # trump wins a non-trump lead, is always correct: most follows skip the correct
             # set (measured: about 0.1 us a play, a tenth of a tute-4p deal's replay).
-            if self.strict and (suit != self.led_suit or not (takes or win // 10 != suit)):
+            if self.strict and (suit != self.led_suit or not (takes or win_suit != suit)):
                 relieved = self.relief and self.win_seat == partner(seat)
                 correct = correct_plays(
                     hand, self.led_suit, win, self.trump, relieved, self.must_trump
@@ -539,14 +548,16 @@ class DealState:
         else:
             self.leader = self.win_seat = seat
             self.win_card = card
-            self.led_suit = card // 10
+            self.led_suit = suit
         self.hands[seat] = hand ^ bit
         self.trick_points += POINTS[card]
         trick.append(_SEAT_CARD[seat * PACK_SIZE + card])
-        if len(trick) == self.players:
+        players = self.players
+        if len(trick) == players:
             self._finish_trick()
         else:
-            self.turn = (seat + 1) % self.players
+            # the next seat round the table, without a remainder (a call, compiled)
+            self.turn = seat + 1 if seat + 1 < players else 0
         self.events_applied += 1
         return None
 
@@ -563,7 +574,6 @@ class DealState:
 
     def _finish_trick(self) -> None:
         winner = self.win_seat
-        plays = tuple(self.trick)
         trick_no = self.trick_no
         points = self.trick_points
         # Item by item, not `x[i] += y`: the compiled build does augmented item assignments
@@ -572,12 +582,14 @@ class DealState:
         tricks_won[winner] = tricks_won[winner] + 1
         card_points[winner] = card_points[winner] + points
         if self.calls_in_trick:
-            self._calls(plays, winner, trick_no)
+            self._calls(tuple(self.trick), winner, trick_no)
+        keeps = self.keeps_tricks
         draws: tuple[tuple[int, Card], ...] = ()
         if self.stock_pos < len(self.stock):
-            draws = self._draw(winner)
-        self.tricks.append(Trick(self.leader, plays, winner, points, draws))
-        self.trick.clear()  # its plays are in `plays` now; the list is kept for the next trick
+            draws = self._draw(winner, keeps)
+        if keeps:
+            self.tricks.append(Trick(self.leader, tuple(self.trick), winner, points, draws))
+        self.trick.clear()  # its plays are recorded; the list is kept for the next trick
         self.trick_points = 0
         self.trick_no = trick_no + 1
         self.cantes_this_lead = 0
@@ -587,21 +599,24 @@ class DealState:
         elif not self.strict:
             self.strict = self.stock_pos >= len(self.stock)
 
-    def _draw(self, winner: int) -> tuple[tuple[int, Card], ...]:
-        """After a trick while the stock lasts every seat draws one card, the winner first."""
+    def _draw(self, winner: int, keeps: bool) -> tuple[tuple[int, Card], ...]:
+        """After a trick while the stock lasts every seat draws one card, the winner first;
+        the draws, for the trick's record when ``keeps`` (else none)."""
         # Locals, and the hand set item by item: the compiled build does `x[i] |= y` and
         # `self.f += 1` through the generic number protocol (measured: 0.9K instructions a
         # draw, half of it there).
         players, stock, hands = self.players, self.stock, self.hands
         first = self.stock_pos
         draws = []
+        seat = winner
         for k in range(players):
-            seat = (winner + k) % players
             card = stock[first + k]
             hands[seat] = hands[seat] | 1 << card
-            draws.append(_SEAT_CARD[seat * PACK_SIZE + card])
+            if keeps:
+                draws.append(_SEAT_CARD[seat * PACK_SIZE + card])
+            seat = seat + 1 if seat + 1 < players else 0  # the next seat round the table
         self.stock_pos = first + players
-        return tuple(draws)
+        return tuple(draws) if keeps else ()
 
     def _calls(self, plays: tuple[tuple[int, Card], ...], winner: int, trick: int) -> None:
         """Calls in the trick (cabrón, gana-pierde): each king+horse pair it holds."""
@@ -663,6 +678,7 @@ class DealState:
         """An independent copy, for speculative moves. Records already appended (tricks,
         cantes...) are immutable and shared."""
         other = DealState(self.ruleset, self.options, self.players)
+        other.keeps_tricks = self.keeps_tricks
         for name, codec in _COPIED:
             setattr(other, name, codec.copy(getattr(self, name)))
         return other
