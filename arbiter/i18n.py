@@ -119,8 +119,15 @@ def _card_names(lang: Lang, notation: Notation) -> tuple[tuple[str, ...], tuple[
     return tuple(named), tuple(bare)
 
 
-#: Card names by language and notation, made once: a message names several cards.
-_CARD_NAMES: Final = {(lang, n): _card_names(lang, n) for lang in LANGS for n in get_args(Notation)}
+#: Names, one per card or suit.
+Words = tuple[str, ...]
+#: Card names (with their article, and without) and suit names by language, then notation, made
+#: once: a message names several cards. Nested, not keyed by a (language, notation) tuple: every
+#: answer makes its :class:`Phrases`, and a tuple's hash cost about 1K instructions of it.
+_CARD_NAMES: Final[dict[str, dict[str, tuple[Words, Words, Words]]]] = {
+    lang: {n: (*_card_names(lang, n), SUIT_WORDS[(lang, n)]) for n in get_args(Notation)}
+    for lang in LANGS
+}
 
 
 def _pieces(template: str) -> tuple[tuple[str, str], ...] | None:
@@ -146,14 +153,13 @@ _PIECES: Final[dict[str, dict[str, tuple[tuple[str, str], ...]]]] = {
 class Phrases:
     """The catalogue in one language and notation, with the players' names."""
 
-    def __init__(self, lang: Lang, notation: Notation, players: Sequence[str]) -> None:
+    def __init__(self, lang: Lang, notation: Notation, players: tuple[str, ...]) -> None:
         self.lang = lang
         self.notation = notation
         self.players = players
         self._text = CATALOGUE[lang]
         self._pieces = _PIECES[lang]
-        self._named, self._bare = _CARD_NAMES[(lang, notation)]
-        self._suits = SUIT_WORDS[(lang, notation)]
+        self._named, self._bare, self._suits = _CARD_NAMES[lang][notation]
 
     def text(self, key: str, **fields: object) -> str:
         pieces = self._pieces.get(key)
@@ -180,7 +186,7 @@ class Phrases:
     def name(self, seat: int) -> str:
         return self.players[seat]
 
-    def names(self, seats: Sequence[int]) -> str:
+    def names(self, seats: tuple[int, ...]) -> str:
         if not seats:
             return self._text["nobody"]
         return self._text["and"].join([self.players[s] for s in seats])  # compiled: no generator

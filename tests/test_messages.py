@@ -208,7 +208,7 @@ def test_renuncio_pisar_message() -> None:
     ],
 )
 def test_card_words(lang: Any, notation: Any, rank_: int, suit_: int, words: str) -> None:
-    phrases = Phrases(lang, notation, ["ana"])
+    phrases = Phrases(lang, notation, ("ana",))
     assert phrases.card(make_card(rank_, suit_)) == words
     bare = words.split(" ", 1)[1]
     assert phrases.card(make_card(rank_, suit_), article=False) == bare

@@ -22,7 +22,7 @@ def _fields(template: str) -> list[str]:
 @pytest.mark.parametrize("lang", sorted(CATALOGUE))
 @given(data=st.data())
 def test_every_key_says_what_format_says(lang: str, data: st.DataObject) -> None:
-    words = Phrases(lang, "spanish", ["ana", "bea", "cai", "dan"])  # type: ignore[arg-type]
+    words = Phrases(lang, "spanish", ("ana", "bea", "cai", "dan"))  # type: ignore[arg-type]
     key = data.draw(st.sampled_from(sorted(CATALOGUE[lang])))
     template = CATALOGUE[lang][key]
     fields = {name: data.draw(_VALUES) for name in _fields(template)}
@@ -42,7 +42,7 @@ def test_the_messages_of_the_answers_are_parsed_once() -> None:
 
 
 def test_a_missing_field_is_a_key_error_as_with_format() -> None:
-    words = Phrases("en", "spanish", ["ana", "bea"])
+    words = Phrases("en", "spanish", ("ana", "bea"))
     key = next(k for k in _PIECES["en"] if _fields(CATALOGUE["en"][k]))
     with pytest.raises(KeyError):
         words.text(key)
