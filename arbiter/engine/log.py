@@ -157,13 +157,18 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def read_field(raw: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """``raw.get(key, default)``: a dict's by a dict operation, not a generic method call (the
+    compiled build; a log read from JSON is dicts, a library caller's may be any mapping)."""
+    if type(raw) is dict:
+        fields: dict[str, Any] = raw
+        return fields.get(key, default)
+    return raw.get(key, default)
+
+
 def raw_deals(raw: Mapping[str, Any], limits: Limits = DEFAULT_LIMITS) -> list[Any]:
     """The log's list of deals, checked for being a list of the allowed length."""
-    if type(raw) is dict:  # a dict operation, not a generic method call (the compiled build)
-        log: dict[str, Any] = raw
-        deals = log.get("deals")
-    else:
-        deals = raw.get("deals")
+    deals = read_field(raw, "deals")
     if not isinstance(deals, list) or not deals:
         raise LogError("must be a non-empty list of deals", ("deals",))
     if len(deals) > limits.max_deals:
@@ -179,11 +184,7 @@ def first_dealer(header: Header) -> int:
 
 def read_dealer(raw: Mapping[str, Any], players: int, default: int) -> int:
     """A deal's ``dealer`` (``default`` when absent), checked. Paths are relative to the deal."""
-    if type(raw) is dict:  # a dict operation, not a generic method call (the compiled build)
-        deal: dict[str, Any] = raw
-        dealer = deal.get("dealer", default)
-    else:
-        dealer = raw.get("dealer", default)
+    dealer = read_field(raw, "dealer", default)
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < players:
         raise LogError(f"must be a seat from 0 to {players - 1}", ("dealer",))
     return dealer

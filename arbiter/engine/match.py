@@ -29,6 +29,7 @@ from arbiter.engine.log import (
     parse_header,
     raw_deals,
     read_dealer,
+    read_field,
 )
 from arbiter.engine.moves import Move
 from arbiter.engine.position import Position, close_deal
@@ -229,15 +230,6 @@ def _event_keys(first: object) -> tuple[str, str, str]:
     return type_key, seat_key, card_key
 
 
-def _events_of(raw: Any) -> Any:
-    """A deal's ``events`` (an empty list when absent); a dict's by a dict operation, not a
-    generic method call (the compiled build)."""
-    if type(raw) is dict:
-        deal: dict[str, object] = raw
-        return deal.get("events", _NO_EVENTS)
-    return raw.get("events", _NO_EVENTS)
-
-
 #: The events of a deal that gives none (read, never changed).
 _NO_EVENTS: Final[list[Any]] = []
 
@@ -265,7 +257,7 @@ class _Reader:
         match = self.match
         if index < len(match.deals):  # begun before this state was taken
             record: DealRecord | None = match.deals[index]
-            events = _events_of(raw) if is_object(raw) else None
+            events = read_field(raw, "events", _NO_EVENTS) if is_object(raw) else None
             dealer = match.deals[index].dealer
         else:
             if not is_object(raw):
@@ -273,7 +265,7 @@ class _Reader:
             dealer = read_dealer(raw, len(self.header.players), default_dealer)
             header = self.header
             setup = build_setup(header.ruleset, len(header.players), dealer, raw, header.notation)
-            events = _events_of(raw)
+            events = read_field(raw, "events", _NO_EVENTS)
             record = None
             if self.live:
                 if match.standing.over:
