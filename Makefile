@@ -15,6 +15,7 @@ PIP    := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip
 # present (ARBITER_PURE=1 keeps the pure build). Make rebuilds it whenever one of them changed;
 # arbiter/_build.py also refuses, at import, a build older than its sources.
 COMPILED_SOURCES := $(wildcard arbiter/engine/*.py) arbiter/report.py arbiter/i18n.py \
+                    arbiter/archive/summary.py \
                     arbiter/_build.py setup.py
 COMPILED_STAMP   := arbiter/_native.json
 # Everything the compile printed; when it fails, its last lines go to standard error.

@@ -23,8 +23,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final
 
-#: The modules mypyc compiles: the engine (its package __init__ stays Python), and the answers.
+#: The modules mypyc compiles: the engine (its package __init__ stays Python), the answers, and
+#: the summary of an archive run (a call per game scored).
 COMPILED: Final = (
+    "arbiter.archive.summary",
     "arbiter.engine.cards",
     "arbiter.engine.errors",
     "arbiter.engine.log",

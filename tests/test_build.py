@@ -1,10 +1,11 @@
 """The two builds of the engine — compiled with mypyc, and pure Python — from one source.
 
 - Random logs of every table give byte-identical answers (``to_dict()`` bodies, scores,
-  snapshots, verdicts on proposed moves) on both builds: the pure build runs in a child process
-  (``ARBITER_PURE=1``) and its output is compared with this process's. Run only when this process
-  runs the compiled build; with ``ARBITER_REQUIRE_COMPILED=1`` (``.ci/run``) the compiled build is
-  required, so CI never skips it.
+  snapshots, verdicts on proposed moves, an archive run's summary of them) on both builds: the
+  pure build runs in a child process (``ARBITER_PURE=1``) and its output is compared with this
+  process's. Run only when this process runs the compiled build; with
+  ``ARBITER_REQUIRE_COMPILED=1`` (``.ci/run``) the compiled build is required, so CI never skips
+  it.
 - ``ARBITER_PURE=1`` loads the sources; a compiled build older than one of its sources is not
   used (the pure build runs, with a warning); ``arbiter --version`` and ``/healthz`` say which
   build runs.
@@ -26,6 +27,8 @@ import pytest
 
 import arbiter
 from arbiter import _build
+from arbiter.archive.records import Scorer, ScoringConfig
+from arbiter.archive.summary import Summary
 from arbiter.engine.match import replay as engine_replay
 from arbiter.engine.snapshot import encode
 from arbiter.simulate import random_log
@@ -37,8 +40,10 @@ GAMES = 12  # per table
 
 
 def answers() -> list[str]:
-    """The answers of this process's build to the same random games, one JSON line each."""
+    """The answers of this process's build to the same random games, one JSON line each, and
+    last the summary an archive run of them counts (compiled too)."""
     out = []
+    summary, scorer = Summary(), Scorer.of(ScoringConfig(lang="es"))
     for ruleset, players in TABLES:
         for seed in range(GAMES):
             rng = random.Random(f"{ruleset}{players}{seed}")
@@ -51,6 +56,9 @@ def answers() -> list[str]:
                 finish_last=rng.random() < 0.5,
             )
             result = arbiter.replay(log)
+            scored = scorer.score(len(out), orjson.dumps(log))
+            assert scored is not None
+            summary.add(scored)
             line: dict[str, Any] = {
                 "en": result.to_dict("en"),
                 "es": result.to_dict("es"),
@@ -68,6 +76,7 @@ def answers() -> list[str]:
                 line["verdicts"] = [arbiter.validate(log, m).to_dict("es") for m in probes]
                 line["hand"] = len(hand)
             out.append(orjson.dumps(line, option=orjson.OPT_SORT_KEYS).decode())
+    out.append(orjson.dumps(summary.to_dict(), option=orjson.OPT_SORT_KEYS).decode())
     return out
 
 
@@ -97,7 +106,7 @@ def test_both_builds_answer_byte_for_byte_alike() -> None:
     )
     pure = child.stdout.splitlines()
     compiled = answers()
-    assert len(pure) == len(compiled) == len(TABLES) * GAMES
+    assert len(pure) == len(compiled) == len(TABLES) * GAMES + 1
     for index, (ours, theirs) in enumerate(zip(compiled, pure, strict=True)):
         assert ours == theirs, f"game {index}: the builds disagree"
 
@@ -155,6 +164,21 @@ def test_the_stamp_names_every_compiled_module() -> None:
         pytest.skip("no compiled build here")
     stamp = json.loads(_build.STAMP.read_text())
     assert sorted(stamp["sources"]) == sorted(_build.COMPILED)
+
+
+def test_make_compiles_again_when_any_compiled_source_changes() -> None:
+    """Every module mypyc compiles is among the Makefile's COMPILED_SOURCES: else an edit of
+    it would leave the build stale, and the pure build would run until someone ran make."""
+    text = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    line = next(ln for ln in text.splitlines() if ln.startswith("COMPILED_SOURCES"))
+    line = line.replace("$(wildcard ", " ").replace(")", " ")  # make's glob, as a glob
+    listed = {
+        path.relative_to(ROOT)
+        for pattern in line.split(":=", 1)[1].split()
+        for path in ROOT.glob(pattern)
+    }
+    for module in _build.COMPILED:
+        assert _build.source_of(module).relative_to(ROOT) in listed, module
 
 
 def test_version_and_healthz_say_which_build_runs() -> None:
