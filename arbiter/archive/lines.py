@@ -28,24 +28,21 @@ class LineSplitter:
         (a reader that wants no more: the rest of the chunk is not looked at, and the
         splitter is done)."""
         # bytes.find looks for each newline with memchr, where bytes.split compares the bytes
-        # one by one: a line of 1.8 KB split off in 0.79 µs, not 1.31 (interleaved rounds).
+        # one by one: a line of 1.8 KB split off in 0.94 µs, not 1.38 (15 interleaved rounds).
         end = chunk.find(b"\n")
         if end < 0:
             self._keep(chunk)
             return []
         out = [self._line(chunk[:end])]
-        bound = len(chunk) if most is None else most  # more lines than a chunk can hold
         limit, find, start = self.limit, chunk.find, end + 1
-        while len(out) < bound:
+        while most is None or len(out) < most:
             end = find(b"\n", start)
             if end < 0:
                 self._keep(chunk[start:])
                 return out
             out.append(chunk[start:end] if end - start <= limit else Oversized(end - start))
             start = end + 1
-        if most is None:  # the bound was the chunk's length: a newline at every byte
-            self._keep(chunk[start:])
-        return out
+        return out  # the first ``most``: the splitter is done, the rest is not looked at
 
     def close(self) -> list[Text]:
         """The last line, when the stream did not end with a newline."""
