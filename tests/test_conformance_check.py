@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ import pytest
 import arbiter
 from arbiter.cli import main
 from arbiter.conformance.kit.checker import check, select
-from arbiter.conformance.kit.engines import CommandEngine, HttpEngine, Reply, Trouble
+from arbiter.conformance.kit.engines import CommandEngine, HttpEngine, Reply, Trouble, _Process
 from arbiter.conformance.kit.grading import Grade, Part, difference, judge
 from arbiter.conformance.kit.protocol import Ask
 from arbiter.conformance.kit.report import render
@@ -574,3 +576,49 @@ def test_the_plain_report_names_the_engines_troubles(tmp_path: Path) -> None:
     assert status == 1 and report["troubles"] == {"garbage": 4} and report["restarts"] == 4
     assert "The engine's troubles: 4 unreadable answers; it was started again 4 times." in shown
     assert "legal moves, the plays: 0/" in shown  # the grades, part by part
+
+
+def test_a_killed_engine_s_readers_never_read_the_next_engine_s_pipes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An engine started again after a trouble gets the pipe numbers the killed one freed. The
+    killed engine's reader threads may still be about to read (on a loaded machine they are
+    behind): were its pipes closed under them, they would read the new engine's answers, and
+    the checker would wait for an answer that had come (the plain-report test above once
+    counted a timeout so). Here every reader is held before its first read: the killed
+    engine's go on once the new engine runs, and must end without taking its answer."""
+    real_read, arrived = os.read, threading.Semaphore(0)
+    gates: dict[threading.Thread, threading.Event] = {}
+    test = threading.current_thread()
+
+    def read(fd: int, size: int) -> bytes:
+        me = threading.current_thread()
+        if me is not test and me not in gates:  # not Popen's own reads
+            gate = gates[me] = threading.Event()
+            arrived.release()
+            assert gate.wait(60)
+        return real_read(fd, size)
+
+    def held(count: int) -> list[threading.Thread]:
+        for _ in range(count):  # an engine's answers' reader and its standard error's
+            assert arrived.acquire(timeout=60)
+        return [thread for thread, gate in gates.items() if not gate.is_set()]
+
+    monkeypatch.setattr(os, "read", read)
+    killed = _Process([sys.executable, "-c", "import time; time.sleep(60)"])
+    old = held(2)
+    killed.kill()
+    fresh = _Process([sys.executable, "-c", "print('ready', flush=True)"])
+    new = [thread for thread in held(2) if thread not in old]
+    try:
+        for thread in old:
+            gates[thread].set()
+            thread.join(60)
+            assert not thread.is_alive()
+        for thread in new:
+            gates[thread].set()
+        assert fresh.lines.get(60) == b"ready\n"
+    finally:
+        for gate in gates.values():
+            gate.set()
+        fresh.close()

@@ -237,7 +237,19 @@ class _Process:
 
     # --- the threads ------------------------------------------------------------------------------
 
+    # Each thread closes the pipe it works on, and only once it is done with it: a pipe closed
+    # under a thread that is about to read it frees its number for the next engine's pipes,
+    # and the thread would read (or write) the next engine's lines.
+
     def _read(self, fd: int) -> None:
+        """Answer lines into :attr:`lines` (see :meth:`_answers`); the pipe closed after."""
+        try:
+            self._answers(fd)
+        finally:
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
+
+    def _answers(self, fd: int) -> None:
         """Answer lines into :attr:`lines`: each at most MAX_LINE bytes (a longer one is
         dropped as it comes, and its place marked), the end as None."""
         partial = bytearray()
@@ -286,6 +298,8 @@ class _Process:
                 with self._tail_lock:
                     self._tail += chunk[-STDERR_TAIL:]
                     del self._tail[:-STDERR_TAIL]
+        assert self.proc.stderr is not None
+        self.proc.stderr.close()
 
     # --- the checker's side -----------------------------------------------------------------------
 
@@ -322,14 +336,10 @@ class _Process:
         for pid in _marked(self.mark):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-        self.send(None)
+        self.send(None)  # the writer closes standard input, the readers their pipes
         self.lines.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(GRACE)
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
 
     def close(self) -> None:
         """End of input, a grace period to exit, then the kill (of whatever it left behind)."""
