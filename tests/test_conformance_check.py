@@ -589,11 +589,11 @@ def test_a_killed_engine_s_readers_never_read_the_next_engine_s_pipes(
     engine's go on once the new engine runs, and must end without taking its answer."""
     real_read, arrived = os.read, threading.Semaphore(0)
     gates: dict[threading.Thread, threading.Event] = {}
-    test = threading.current_thread()
+    earlier = set(threading.enumerate())  # this test's thread (Popen's reads), earlier tests'
 
     def read(fd: int, size: int) -> bytes:
         me = threading.current_thread()
-        if me is not test and me not in gates:  # not Popen's own reads
+        if me not in earlier and me not in gates:
             gate = gates[me] = threading.Event()
             arrived.release()
             assert gate.wait(60)
