@@ -14,9 +14,10 @@ over to ``--games`` lines, each with its own ``id``.
 - ``command``: ``arbiter score ARCHIVE --jobs 1 --out FILE --quiet`` in a new process, less
   the same command on a 200-line archive run in the same round (its start: interpreter,
   imports); the CPU is the child's, all its threads (the manifest's checksums too);
-- ``floor``: in this process, the archive read in 1 MiB blocks and split into lines, each
-  line ``orjson.loads`` → :meth:`arbiter.Referee.score` → ``scores_dict("en")`` →
-  ``orjson.dumps``: the four steps a scored line cannot do without, with the same engine;
+- ``floor``: in this process, the archive read in 1 MiB blocks and split by the command's
+  own splitter (:func:`arbiter.archive.lines.split_lines`), each line ``orjson.loads`` →
+  :meth:`arbiter.Referee.score` → ``scores_dict("en")`` → ``orjson.dumps``: the four steps a
+  scored line cannot do without, with the same engine;
 - ``loads``, ``loads + replay``: the first one and two of those steps alone, so that the floor
   splits into reading, replaying and the body (made and written).
 
@@ -29,9 +30,6 @@ this parser, engine and body on this machine if everything else it does cost not
 from __future__ import annotations
 
 import argparse
-import random
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,22 +42,22 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from arbiter.archive.lines import split_lines  # noqa: E402
+from arbiter.settings import Settings  # noqa: E402
 from benchmarks import harness  # noqa: E402
-from benchmarks.bench_archive import RULESETS, SMALL, distinct_games, write_archive  # noqa: E402
+from benchmarks.bench_archive import SMALL, mixed_games, mode_side, write_archive  # noqa: E402
 
 BLOCK = 1 << 20
 
 
 def lines_of(path: Path) -> Iterator[bytes]:
-    """The non-blank lines of ``path``, read in blocks (as the command reads its input)."""
-    rest = b""
+    """The lines of ``path`` that hold something, read in blocks and split as the command
+    splits its input."""
     with path.open("rb", buffering=0) as f:
-        while block := f.read(BLOCK):
-            parts = (rest + block).split(b"\n")
-            rest = parts.pop()
-            yield from (line for line in parts if line)
-    if rest:
-        yield rest
+        blocks = iter(lambda: f.read(BLOCK), b"")
+        for line in split_lines(blocks, Settings().max_body_bytes):
+            if isinstance(line, bytes) and line:
+                yield line
 
 
 def in_process(path: Path, steps: int) -> Callable[[], float]:
@@ -83,35 +81,17 @@ def in_process(path: Path, steps: int) -> Callable[[], float]:
     return side
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def command(python: str, path: Path, small: Path, out: Path) -> Callable[[], float]:
-    """A side that runs the command on ``path`` and on ``small``: the CPU seconds of the first
-    less those of the second (the command's start)."""
-
-    def run(archive: Path) -> float:
-        before = _children_cpu()
-        argv = [python, "-m", "arbiter.cli", "score", str(archive), "--jobs", "1"]
-        done = subprocess.run([*argv, "--out", str(out), "--quiet"], check=False)
-        if done.returncode not in (0, 1):  # 1: some games hold a renuncio
-            raise SystemExit(f"arbiter score exited with {done.returncode}")
-        out.unlink()
-        out.with_name(out.name + ".manifest.json").unlink(missing_ok=True)
-        return _children_cpu() - before
+def command(path: Path, small: Path, games: int, out: Path) -> Callable[[], float]:
+    """A side that runs the command on ``path`` and on ``small`` (bench_archive's ``--jobs 1``
+    mode): the CPU seconds of the first less those of the second (the command's start), for
+    ``games`` games."""
+    mode = mode_side(small, path, ["--jobs", "1"], out)
 
     def side() -> float:
-        return run(path) - run(small)
+        r = mode()
+        return (r["cpu"] - r["cpu_small"]) * games / (games - SMALL)
 
     return side
-
-
-def archive(workdir: Path, games: int, distinct: int) -> Path:
-    mixed = [g for ruleset in RULESETS for g in distinct_games(ruleset, distinct, 20240601)]
-    random.Random(7).shuffle(mixed)
-    return write_archive(workdir / "archive.ndjson", mixed, games, "g")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,19 +100,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--distinct", type=int, default=2_000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--archive", type=Path, help="an NDJSON archive to read instead")
-    parser.add_argument("--python", default=sys.executable, help="the command's Python")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="archive-floor-") as tmp:
         workdir = Path(tmp)
-        path = args.archive or archive(workdir, args.games, args.distinct)
+        path = args.archive or write_archive(
+            workdir / "archive.ndjson", mixed_games(args.distinct), args.games, "g"
+        )
         games = sum(1 for _ in lines_of(path))
         small = workdir / "small.ndjson"
         with path.open("rb") as f, small.open("wb") as s:
             s.writelines(line for _, line in zip(range(SMALL), f, strict=False))
         out = workdir / "out.ndjson"
         sides = {
-            "command": command(args.python, path, small, out),
+            "command": command(path, small, games, out),
             "floor": in_process(path, 3),
             "loads + replay": in_process(path, 2),
             "loads": in_process(path, 1),

@@ -101,6 +101,13 @@ def write_archive(path: Path, games: Sequence[bytes], count: int, tag: str) -> P
     return path
 
 
+def mixed_games(per_ruleset: int) -> list[bytes]:
+    """``per_ruleset`` distinct games of each ruleset, shuffled together (fixed seeds)."""
+    logs = [g for r in RULESETS for g in distinct_games(r, per_ruleset, seed=20240601)]
+    random.Random(7).shuffle(logs)
+    return logs
+
+
 # --- running the command ------------------------------------------------------------------
 
 
@@ -204,7 +211,7 @@ def _round(fixed: dict[str, float], figures: dict[str, float]) -> Round:
     }
 
 
-def _mode(small: Path, big: Path, flags: Sequence[str], target: Path) -> RoundSide:
+def mode_side(small: Path, big: Path, flags: Sequence[str], target: Path) -> RoundSide:
     """One round of a mode: the small archive (its fixed cost), then the big one."""
 
     def side() -> Round:
@@ -274,7 +281,7 @@ def speed(
         if server is not None:  # the cases compared with jobs 1 next to it, jobs 1 in the middle
             sides.update(_http_sides(work, server, logs, http_seconds))
         sides[CEILING] = _ceiling(work, halves, small_halves)
-        sides.update({mode: _mode(small, big, flags, target) for mode, flags in MODES.items()})
+        sides.update({mode: mode_side(small, big, flags, target) for mode, flags in MODES.items()})
         measured = harness.interleave(sides, rounds, warmup=0)
         out[ruleset] = {"games": games, "modes": {}, "order": [list(o) for o in measured.order]}
         for mode in [*MODES, CEILING]:
@@ -324,8 +331,7 @@ def before_after(
     included), peak RSS, and the ratio after/before as the median of the per-round ratios.
     Then, for each of ``sizes`` (``--rss-games``), the peak memory of each tree and format once
     (the largest process's, and the tree's sampled from /proc)."""
-    logs = [g for r in RULESETS for g in distinct_games(r, distinct // 2, seed=20240601)]
-    random.Random(7).shuffle(logs)
+    logs = mixed_games(distinct // 2)
     big = write_archive(work / "before-after.ndjson", logs, games, "ab")
     sides: dict[str, Callable[[], Any]] = {}
     for fmt in ("ndjson", "parquet"):
